@@ -1,0 +1,51 @@
+# Every dependency is a Debian 12 package. A missing one stops configuration
+# with one line naming the package to install (scripts/deps.txt lists them all).
+
+function(spillway_require_header header package)
+  find_path(_found_${package} ${header})
+  if(NOT _found_${package})
+    message(FATAL_ERROR "missing dependency: apt-get install ${package}  (no ${header})")
+  endif()
+endfunction()
+
+function(spillway_require_library lib package)
+  find_library(_found_lib_${lib} ${lib})
+  if(NOT _found_lib_${lib})
+    message(FATAL_ERROR "missing dependency: apt-get install ${package}  (no lib${lib})")
+  endif()
+endfunction()
+
+find_package(Threads REQUIRED)
+
+spillway_require_header(asio.hpp libasio-dev)
+add_library(spillway_asio INTERFACE)
+target_compile_definitions(spillway_asio INTERFACE ASIO_STANDALONE ASIO_NO_DEPRECATED)
+target_link_libraries(spillway_asio INTERFACE Threads::Threads)
+
+spillway_require_header(liburing.h liburing-dev)
+spillway_require_library(uring liburing-dev)
+spillway_require_header(zstd.h libzstd-dev)
+spillway_require_library(zstd libzstd-dev)
+
+find_package(spdlog QUIET)
+if(NOT spdlog_FOUND)
+  message(FATAL_ERROR "missing dependency: apt-get install libspdlog-dev")
+endif()
+
+if(NOT SPILLWAY_FUZZ_ONLY)
+  spillway_require_header(toml++/toml.h libtomlplusplus-dev)
+  find_package(tomlplusplus QUIET)
+  spillway_require_header(CLI/CLI.hpp libcli11-dev)
+  if(SPILLWAY_BUILD_TESTS)
+    find_package(GTest QUIET)
+    if(NOT GTest_FOUND)
+      message(FATAL_ERROR "missing dependency: apt-get install libgtest-dev libgmock-dev")
+    endif()
+  endif()
+  if(SPILLWAY_BUILD_BENCH)
+    find_package(benchmark QUIET)
+    if(NOT benchmark_FOUND)
+      message(FATAL_ERROR "missing dependency: apt-get install libbenchmark-dev")
+    endif()
+  endif()
+endif()
