@@ -1,0 +1,101 @@
+// The file-system seam of the storage layer (docs/log-storage.md).
+//
+// Everything in broker/storage touches the disk only through `File` and
+// `FileSystem`, so tests can swap in an in-memory implementation that tears
+// writes, runs out of space or fails fsync on demand. The POSIX implementation
+// is a thin veneer over pread/pwrite/fdatasync.
+//
+// Concurrency: a File may be used from several threads at once as long as the
+// callers do not write overlapping ranges (pread/pwrite/fdatasync semantics).
+// A FileSystem is stateless from the caller's point of view and thread-safe.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "spillway/common/status.h"
+
+namespace spillway::storage {
+
+// One open file. Owned by whoever opened it; shared (shared_ptr) between a
+// segment and any read result that still refers to its bytes, so a segment
+// deleted by retention stays readable until the last reader lets go.
+class File {
+ public:
+  virtual ~File() = default;
+  File() = default;
+  File(const File&) = delete;
+  File& operator=(const File&) = delete;
+
+  // Writes up to data.size() bytes at `offset`. Returns how many were written,
+  // which may be fewer (a short write) but is > 0 for non-empty data; the
+  // error is kNotEnoughSpace for ENOSPC/EDQUOT and kIoError otherwise.
+  virtual Result<std::size_t> write_at(std::span<const std::byte> data, uint64_t offset) = 0;
+
+  // Reads up to out.size() bytes at `offset`; returns how many, 0 at end of file.
+  virtual Result<std::size_t> read_at(std::span<std::byte> out, uint64_t offset) = 0;
+
+  // Makes every completed write durable (fdatasync). An error means the data
+  // written since the last successful sync may be lost; do not retry as if
+  // nothing happened.
+  virtual Status sync_data() = 0;
+
+  // Cuts (or extends with zeros) the file to `size` bytes.
+  virtual Status truncate(uint64_t size) = 0;
+
+  // The current size in bytes.
+  virtual Result<uint64_t> size() = 0;
+
+  // The kernel descriptor for zero-copy paths (sendfile, preadv from a
+  // network layer), or -1 when the file has none (in-memory files).
+  virtual int native_handle() const noexcept { return -1; }
+};
+
+// Writes all of `data` at `offset`, continuing after short writes. On error
+// some prefix of `data` may have been written.
+Status write_all(File& file, std::span<const std::byte> data, uint64_t offset);
+
+// Reads exactly out.size() bytes at `offset`; kCorruptMessage when the file
+// ends first.
+Status read_exact(File& file, std::span<std::byte> out, uint64_t offset);
+
+class FileSystem {
+ public:
+  virtual ~FileSystem() = default;
+
+  // Opens `path` for reading and writing, creating it (empty) when `create`
+  // is set and it does not exist; kIoError naming the path otherwise.
+  virtual Result<std::unique_ptr<File>> open(const std::string& path, bool create) = 0;
+
+  // Removes a file. Removing a missing file is an error.
+  virtual Status remove(const std::string& path) = 0;
+
+  // The names (not paths) of the entries of `dir`, without "." and "..".
+  virtual Result<std::vector<std::string>> list_dir(const std::string& dir) = 0;
+
+  // Creates `dir` and any missing parents; ok when it already exists.
+  virtual Status create_dirs(const std::string& dir) = 0;
+
+  // fsyncs the directory itself so created/removed names survive a crash.
+  virtual Status sync_dir(const std::string& dir) = 0;
+
+  // True iff `path` names an existing file or directory.
+  virtual bool exists(const std::string& path) = 0;
+
+  // Last modification time of `path` in milliseconds since the Unix epoch.
+  virtual Result<int64_t> modified_time_ms(const std::string& path) = 0;
+};
+
+// The process-wide POSIX file system. Never null; lives for the process.
+FileSystem& posix_file_system();
+
+// Maps an errno value to a Status: ENOSPC/EDQUOT become kNotEnoughSpace,
+// everything else kIoError. `what` names the operation and the path.
+Status status_from_errno(int err, std::string_view what);
+
+}  // namespace spillway::storage

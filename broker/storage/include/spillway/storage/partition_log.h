@@ -1,0 +1,162 @@
+// PartitionLog: the durable, append-only log of one partition, a directory of
+// segments (segment.h). Appends store batches verbatim after stamping their
+// base offset and leader epoch; reads return file ranges of whole stored
+// batches so the network layer can send the bytes unchanged (sendfile, or
+// pread straight into its send buffer). Layout, recovery, retention and flush
+// policy: docs/log-storage.md.
+//
+// Concurrency: not thread-safe. In the broker a partition is owned by one
+// core and every call is made there; the only work that may run elsewhere is
+// run_flush() (an fdatasync), which is what lets one core keep appending
+// while a blocking thread syncs. GroupCommitLog wraps a PartitionLog for use
+// from several threads.
+//
+// Group commit on the owner core, for the `durable` policy:
+//   append()            -> offsets; the batch is written but not yet durable
+//   begin_flush()       -> a FlushRequest covering everything written so far
+//   run_flush(request)  -> the fdatasync, on any thread
+//   finish_flush(...)   -> durable_offset() advances; acknowledge every
+//                          append whose last offset is below it
+// Appends that arrive while a flush runs wait for the next one, so a single
+// fdatasync covers all of them.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "spillway/common/status.h"
+#include "spillway/storage/file_system.h"
+#include "spillway/storage/log_config.h"
+#include "spillway/storage/segment.h"
+
+namespace spillway::storage {
+
+struct AppendResult {
+  int64_t base_offset;
+  int64_t last_offset;
+};
+
+// Stored bytes of whole batches: `length` bytes at `position` of `file`.
+// Holding the slice keeps the file open even if retention deletes it.
+struct FileSlice {
+  std::shared_ptr<File> file;  // null when empty
+  uint64_t position = 0;
+  uint64_t length = 0;
+  int64_t first_offset = 0;  // base offset of the first batch
+  int64_t next_offset = 0;   // where the next read should start
+  bool empty() const { return length == 0; }
+};
+
+// Copies the slice's bytes into `out` with pread. Precondition:
+// out.size() == slice.length.
+Status read_slice(const FileSlice& slice, std::span<std::byte> out);
+
+// One fdatasync's worth of group commit; see the file comment.
+struct FlushRequest {
+  std::shared_ptr<File> file;  // the active segment's log, null when nothing to do
+  int64_t target_offset = 0;   // everything below is covered once the sync succeeds
+  bool needed() const { return file != nullptr; }
+};
+
+class PartitionLog {
+ public:
+  // Milliseconds since the Unix epoch; injectable so tests can age segments.
+  using Clock = std::function<int64_t()>;
+  static int64_t system_clock_ms();
+
+  // Opens (creating if needed) the log in `dir` and recovers it: with a
+  // clean-shutdown marker the segments are trusted, otherwise the last
+  // segment is verified and cut at the first invalid batch. `fs` must
+  // outlive the log.
+  static Result<std::unique_ptr<PartitionLog>> open(FileSystem& fs, std::string dir,
+                                                    LogConfig config,
+                                                    Clock clock = &system_clock_ms);
+
+  // Does not write the clean-shutdown marker: destroying an unclosed log is
+  // what a crash looks like to the next open().
+  ~PartitionLog();
+  PartitionLog(const PartitionLog&) = delete;
+  PartitionLog& operator=(const PartitionLog&) = delete;
+
+  // Appends one RecordBatch. The caller has validated it (batch::validate);
+  // here only its header is checked against its size. Its base offset and
+  // partition leader epoch are overwritten in `batch` itself (both lie outside
+  // the CRC) and the bytes are then written verbatim, rolling the segment
+  // first when it is full or old. Errors: kCorruptMessage/kBatchTooLarge for
+  // a bad header, kNotEnoughSpace/kIoError when the write failed (nothing was
+  // appended and the log accepts appends again once the cause is gone),
+  // kReadOnly after a failed fsync. Under the `interval` policy an append may
+  // run the periodic fdatasync; if that fails the batch was written and its
+  // offsets consumed, the error is returned and the log turns read-only.
+  // Under `durable` the batch is acknowledged only once durable_offset()
+  // passes its last offset (group commit, see above).
+  Result<AppendResult> append(std::span<std::byte> batch, int32_t leader_epoch = 0);
+
+  // The stored bytes of whole batches starting with the batch that contains
+  // `offset` (the first whole even when larger than max_bytes), adding batches
+  // while the total stays <= max_bytes, all below high_watermark() and within
+  // one segment; read on from `next_offset`. Empty at the high watermark;
+  // kOffsetOutOfRange outside [log_start_offset(), high_watermark()].
+  Result<FileSlice> read(int64_t offset, uint64_t max_bytes);
+
+  // Group commit primitives (see the file comment). begin_flush/finish_flush
+  // on the owner; run_flush anywhere. A failed flush makes the log read-only.
+  FlushRequest begin_flush();
+  static Status run_flush(const FlushRequest& request);
+  Status finish_flush(const FlushRequest& request, Status result);
+
+  // begin_flush + run_flush + finish_flush on the calling thread.
+  Status flush();
+
+  // Timer hook for the `interval` policy: flushes when flush_interval_ms has
+  // passed since the last flush and something is unflushed.
+  Status tick();
+
+  // Deletes whole segments, oldest first and never the active one, while the
+  // oldest was last written more than retention_ms ago or the log without it
+  // is still >= retention_bytes. Returns how many were deleted.
+  Result<std::size_t> enforce_retention();
+
+  // Clean shutdown: flushes, writes every index, writes the clean-shutdown
+  // marker. The log accepts nothing afterwards.
+  Status close();
+
+  int64_t log_start_offset() const;
+  // One past the last appended offset.
+  int64_t log_end_offset() const { return next_offset_; }
+  // Every offset below this is on disk (fdatasync'ed).
+  int64_t durable_offset() const { return durable_offset_; }
+  // What readers may see: durable_offset() under `durable`, log_end_offset()
+  // under `interval`.
+  int64_t high_watermark() const;
+  bool read_only() const { return !read_only_reason_.ok(); }
+  uint64_t size_bytes() const;
+  std::size_t segment_count() const { return segments_.size(); }
+  const LogConfig& config() const { return config_; }
+  const std::string& dir() const { return dir_; }
+
+ private:
+  PartitionLog(FileSystem& fs, std::string dir, LogConfig config, Clock clock);
+  Status recover();
+  Status roll(int64_t now_ms);
+  void enter_read_only(const Status& cause);
+  Status read_only_error() const;
+
+  FileSystem& fs_;
+  std::string dir_;
+  LogConfig config_;
+  Clock clock_;
+  std::vector<std::unique_ptr<Segment>> segments_;  // by base offset; back() is active
+  int64_t next_offset_ = 0;
+  int64_t durable_offset_ = 0;
+  uint64_t unflushed_bytes_ = 0;
+  int64_t last_flush_ms_ = 0;
+  Status read_only_reason_;
+  bool closed_ = false;
+};
+
+}  // namespace spillway::storage

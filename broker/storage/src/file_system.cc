@@ -1,0 +1,43 @@
+// Helpers shared by every File implementation: loops over short writes and
+// reads, and the errno-to-Status mapping.
+#include "spillway/storage/file_system.h"
+
+#include <cerrno>
+#include <cstring>
+
+namespace spillway::storage {
+
+Status write_all(File& file, std::span<const std::byte> data, uint64_t offset) {
+  while (!data.empty()) {
+    Result<std::size_t> n = file.write_at(data, offset);
+    if (!n.ok()) return std::move(n).take_status();
+    // A zero-length write for non-empty data would loop forever; the contract
+    // forbids it, so treat it as an I/O error rather than trusting it.
+    if (*n == 0) return Status(ErrorCode::kIoError, "write returned 0 bytes");
+    data = data.subspan(*n);
+    offset += *n;
+  }
+  return Status::Ok();
+}
+
+Status read_exact(File& file, std::span<std::byte> out, uint64_t offset) {
+  while (!out.empty()) {
+    Result<std::size_t> n = file.read_at(out, offset);
+    if (!n.ok()) return std::move(n).take_status();
+    if (*n == 0) return Status(ErrorCode::kCorruptMessage, "file ends before the expected bytes");
+    out = out.subspan(*n);
+    offset += *n;
+  }
+  return Status::Ok();
+}
+
+Status status_from_errno(int err, std::string_view what) {
+  std::string message(what);
+  message += ": ";
+  message += std::strerror(err);
+  const ErrorCode code =
+      (err == ENOSPC || err == EDQUOT) ? ErrorCode::kNotEnoughSpace : ErrorCode::kIoError;
+  return Status(code, std::move(message));
+}
+
+}  // namespace spillway::storage

@@ -1,0 +1,47 @@
+// GroupCommitLog: leader/follower group commit over one PartitionLog.
+#include "spillway/storage/group_commit_log.h"
+
+namespace spillway::storage {
+
+Result<AppendResult> GroupCommitLog::append(std::span<std::byte> batch, int32_t leader_epoch) {
+  std::unique_lock lock(mu_);
+  Result<AppendResult> appended = log_.append(batch, leader_epoch);
+  if (!appended.ok() || log_.config().flush_policy != FlushPolicy::kDurable) return appended;
+  const int64_t target = appended->last_offset + 1;
+  const uint64_t failures_before = failed_syncs_;
+  while (log_.durable_offset() < target) {
+    if (failed_syncs_ != failures_before || log_.read_only()) {
+      return Status(ErrorCode::kReadOnly, "fdatasync failed; batch not acknowledged");
+    }
+    if (syncing_) {
+      synced_.wait(lock);
+      continue;
+    }
+    // Leader: one fdatasync for everything written so far, lock released so
+    // others keep appending into the next group meanwhile.
+    syncing_ = true;
+    FlushRequest request = log_.begin_flush();
+    lock.unlock();
+    Status result = PartitionLog::run_flush(request);
+    lock.lock();
+    ++sync_count_;
+    if (!result.ok()) ++failed_syncs_;
+    Status finished = log_.finish_flush(request, std::move(result));
+    syncing_ = false;
+    synced_.notify_all();
+    if (!finished.ok()) return finished;
+  }
+  return appended;
+}
+
+Result<FileSlice> GroupCommitLog::read(int64_t offset, uint64_t max_bytes) {
+  std::lock_guard lock(mu_);
+  return log_.read(offset, max_bytes);
+}
+
+uint64_t GroupCommitLog::sync_count() const {
+  std::lock_guard lock(mu_);
+  return sync_count_;
+}
+
+}  // namespace spillway::storage

@@ -1,0 +1,198 @@
+// PartitionLog: append, read, flush policy and clean shutdown. Opening and
+// recovery are in partition_log_open.cc, retention in partition_log_retention.cc.
+#include "spillway/storage/partition_log.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "clean_marker.h"
+#include "spillway/common/record_batch.h"
+
+namespace spillway::storage {
+
+int64_t PartitionLog::system_clock_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+PartitionLog::PartitionLog(FileSystem& fs, std::string dir, LogConfig config, Clock clock)
+    : fs_(fs), dir_(std::move(dir)), config_(config), clock_(std::move(clock)) {}
+
+PartitionLog::~PartitionLog() = default;
+
+Status read_slice(const FileSlice& slice, std::span<std::byte> out) {
+  if (out.size() != slice.length) {
+    return Status(ErrorCode::kInvalidArgument, "read_slice: buffer size differs from slice");
+  }
+  if (slice.length == 0) return Status::Ok();
+  return read_exact(*slice.file, out, slice.position);
+}
+
+int64_t PartitionLog::log_start_offset() const { return segments_.front()->base_offset(); }
+
+int64_t PartitionLog::high_watermark() const {
+  return config_.flush_policy == FlushPolicy::kDurable ? durable_offset_ : next_offset_;
+}
+
+uint64_t PartitionLog::size_bytes() const {
+  uint64_t total = 0;
+  for (const auto& s : segments_) total += s->size();
+  return total;
+}
+
+void PartitionLog::enter_read_only(const Status& cause) {
+  if (read_only()) return;
+  spdlog::error("partition log {}: {}; the partition is read-only until restart", dir_,
+                cause.to_string());
+  read_only_reason_ = Status(ErrorCode::kReadOnly, "partition is read-only after a failed sync (" +
+                                                       cause.to_string() + ")");
+}
+
+Status PartitionLog::read_only_error() const {
+  if (closed_) return Status(ErrorCode::kShuttingDown, "partition log is closed");
+  return read_only_reason_;
+}
+
+Result<AppendResult> PartitionLog::append(std::span<std::byte> batch, int32_t leader_epoch) {
+  if (closed_ || read_only()) return read_only_error();
+  if (batch.size() > config_.max_batch_bytes) {
+    return Status(ErrorCode::kBatchTooLarge, "batch of " + std::to_string(batch.size()) +
+                                                 " bytes exceeds max_batch_bytes");
+  }
+  Result<batch::BatchHeader> header = batch::parse_header(batch);
+  if (!header.ok()) return std::move(header).take_status();
+  if (header->total_size() != batch.size() || header->last_offset_delta < 0) {
+    return Status(ErrorCode::kCorruptMessage, "batch length or offset delta inconsistent");
+  }
+  const int64_t now = clock_();
+  const Segment& active = *segments_.back();
+  if (active.size() > 0 && (active.size() + batch.size() > config_.segment_bytes ||
+                            now - active.created_ms() >= config_.segment_ms)) {
+    SPILLWAY_RETURN_IF_ERROR(roll(now));
+  }
+  const int64_t base = next_offset_;
+  const int64_t last = base + header->last_offset_delta;
+  batch::set_base_offset(batch, base);
+  batch::set_partition_leader_epoch(batch, leader_epoch);
+  SPILLWAY_RETURN_IF_ERROR(segments_.back()->append(batch, base, last, now));
+  next_offset_ = last + 1;
+  unflushed_bytes_ += batch.size();
+  if (config_.flush_policy == FlushPolicy::kInterval &&
+      (unflushed_bytes_ >= config_.flush_interval_bytes ||
+       now - last_flush_ms_ >= config_.flush_interval_ms)) {
+    SPILLWAY_RETURN_IF_ERROR(flush());
+  }
+  return AppendResult{base, last};
+}
+
+Result<FileSlice> PartitionLog::read(int64_t offset, uint64_t max_bytes) {
+  const int64_t hwm = high_watermark();
+  if (offset < log_start_offset() || offset > hwm) {
+    return Status(ErrorCode::kOffsetOutOfRange,
+                  "offset " + std::to_string(offset) + " outside [" +
+                      std::to_string(log_start_offset()) + ", " + std::to_string(hwm) + "]");
+  }
+  // The last segment whose base offset is <= offset.
+  auto it = std::upper_bound(segments_.begin(), segments_.end(), offset,
+                             [](int64_t o, const std::unique_ptr<Segment>& s) {
+                               return o < s->base_offset();
+                             });
+  Segment& seg = **(it - 1);
+  Result<SegmentRange> range = seg.read(offset, max_bytes, hwm);
+  if (!range.ok()) return std::move(range).take_status();
+  FileSlice slice;
+  slice.position = range->position;
+  slice.length = range->length;
+  slice.first_offset = range->first_offset;
+  slice.next_offset = range->next_offset;
+  if (slice.length > 0) slice.file = seg.log_file();
+  return slice;
+}
+
+FlushRequest PartitionLog::begin_flush() {
+  FlushRequest request;
+  request.target_offset = next_offset_;
+  if (next_offset_ > durable_offset_ && !read_only() && !closed_) {
+    request.file = segments_.back()->log_file();
+  }
+  return request;
+}
+
+Status PartitionLog::run_flush(const FlushRequest& request) {
+  if (!request.needed()) return Status::Ok();
+  return request.file->sync_data();
+}
+
+Status PartitionLog::finish_flush(const FlushRequest& request, Status result) {
+  if (!result.ok()) {
+    enter_read_only(result);
+    return result;
+  }
+  if (request.target_offset > durable_offset_) durable_offset_ = request.target_offset;
+  if (durable_offset_ == next_offset_) unflushed_bytes_ = 0;
+  last_flush_ms_ = clock_();
+  return Status::Ok();
+}
+
+Status PartitionLog::flush() {
+  if (read_only()) return read_only_error();
+  FlushRequest request = begin_flush();
+  if (!request.needed()) return Status::Ok();
+  return finish_flush(request, run_flush(request));
+}
+
+Status PartitionLog::tick() {
+  if (closed_ || read_only() || next_offset_ == durable_offset_) return Status::Ok();
+  if (clock_() - last_flush_ms_ < config_.flush_interval_ms) return Status::Ok();
+  return flush();
+}
+
+Status PartitionLog::roll(int64_t now_ms) {
+  // Everything in the outgoing segment becomes durable before the new one
+  // exists, so recovery only ever has to verify the last segment.
+  Segment& old = *segments_.back();
+  Status synced = old.sync_all();
+  if (!synced.ok()) {
+    enter_read_only(synced);
+    return synced;
+  }
+  durable_offset_ = next_offset_;
+  unflushed_bytes_ = 0;
+  Result<std::unique_ptr<Segment>> seg =
+      Segment::create(fs_, dir_, next_offset_, config_, now_ms);
+  if (!seg.ok()) {
+    // Leave no half-made files behind; the old segment stays active.
+    (void)fs_.remove(Segment::log_path(dir_, next_offset_));
+    (void)fs_.remove(Segment::index_path(dir_, next_offset_));
+    return std::move(seg).take_status();
+  }
+  Status dir_synced = fs_.sync_dir(dir_);
+  if (!dir_synced.ok()) {
+    enter_read_only(dir_synced);
+    return dir_synced;
+  }
+  segments_.push_back(std::move(*seg));
+  return Status::Ok();
+}
+
+Status PartitionLog::close() {
+  if (closed_) return Status::Ok();
+  if (read_only()) {
+    closed_ = true;
+    return read_only_reason_;  // no marker: the next open verifies
+  }
+  Status st = flush();
+  if (st.ok()) st = segments_.back()->sync_all();
+  if (st.ok()) {
+    Result<std::unique_ptr<File>> marker = fs_.open(dir_ + kCleanShutdownMarker, true);
+    st = marker.ok() ? Status::Ok() : marker.status();
+  }
+  if (st.ok()) st = fs_.sync_dir(dir_);
+  closed_ = true;
+  return st;
+}
+
+}  // namespace spillway::storage

@@ -1,0 +1,126 @@
+// The real file system: pread/pwrite/fdatasync on plain descriptors.
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <filesystem>
+#include <string>
+
+#include "spillway/storage/file_system.h"
+
+namespace spillway::storage {
+namespace {
+
+class PosixFile final : public File {
+ public:
+  PosixFile(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
+  ~PosixFile() override { ::close(fd_); }
+
+  Result<std::size_t> write_at(std::span<const std::byte> data, uint64_t offset) override {
+    for (;;) {
+      const ssize_t n = ::pwrite(fd_, data.data(), data.size(), static_cast<off_t>(offset));
+      if (n >= 0) return static_cast<std::size_t>(n);
+      if (errno != EINTR) return status_from_errno(errno, "pwrite " + path_);
+    }
+  }
+
+  Result<std::size_t> read_at(std::span<std::byte> out, uint64_t offset) override {
+    for (;;) {
+      const ssize_t n = ::pread(fd_, out.data(), out.size(), static_cast<off_t>(offset));
+      if (n >= 0) return static_cast<std::size_t>(n);
+      if (errno != EINTR) return status_from_errno(errno, "pread " + path_);
+    }
+  }
+
+  Status sync_data() override {
+    // No EINTR retry: after a failed fdatasync the kernel may have dropped
+    // the dirty pages, so a retry that succeeds would lie.
+    if (::fdatasync(fd_) != 0) return status_from_errno(errno, "fdatasync " + path_);
+    return Status::Ok();
+  }
+
+  Status truncate(uint64_t size) override {
+    for (;;) {
+      if (::ftruncate(fd_, static_cast<off_t>(size)) == 0) return Status::Ok();
+      if (errno != EINTR) return status_from_errno(errno, "ftruncate " + path_);
+    }
+  }
+
+  Result<uint64_t> size() override {
+    struct stat st;
+    if (::fstat(fd_, &st) != 0) return status_from_errno(errno, "fstat " + path_);
+    return static_cast<uint64_t>(st.st_size);
+  }
+
+  int native_handle() const noexcept override { return fd_; }
+
+ private:
+  int fd_;
+  std::string path_;
+};
+
+class PosixFileSystem final : public FileSystem {
+ public:
+  Result<std::unique_ptr<File>> open(const std::string& path, bool create) override {
+    const int flags = O_RDWR | O_CLOEXEC | (create ? O_CREAT : 0);
+    const int fd = ::open(path.c_str(), flags, 0644);
+    if (fd < 0) return status_from_errno(errno, "open " + path);
+    return std::unique_ptr<File>(std::make_unique<PosixFile>(fd, path));
+  }
+
+  Status remove(const std::string& path) override {
+    if (::unlink(path.c_str()) != 0) return status_from_errno(errno, "unlink " + path);
+    return Status::Ok();
+  }
+
+  Result<std::vector<std::string>> list_dir(const std::string& dir) override {
+    DIR* d = ::opendir(dir.c_str());
+    if (d == nullptr) return status_from_errno(errno, "opendir " + dir);
+    std::vector<std::string> names;
+    while (const dirent* e = ::readdir(d)) {
+      const std::string_view name(e->d_name);
+      if (name != "." && name != "..") names.emplace_back(name);
+    }
+    ::closedir(d);
+    return names;
+  }
+
+  Status create_dirs(const std::string& dir) override {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) return status_from_errno(ec.value(), "mkdir " + dir);
+    return Status::Ok();
+  }
+
+  Status sync_dir(const std::string& dir) override {
+    const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return status_from_errno(errno, "open dir " + dir);
+    const int rc = ::fsync(fd);
+    const int err = errno;
+    ::close(fd);
+    if (rc != 0) return status_from_errno(err, "fsync dir " + dir);
+    return Status::Ok();
+  }
+
+  bool exists(const std::string& path) override {
+    struct stat st;
+    return ::stat(path.c_str(), &st) == 0;
+  }
+
+  Result<int64_t> modified_time_ms(const std::string& path) override {
+    struct stat st;
+    if (::stat(path.c_str(), &st) != 0) return status_from_errno(errno, "stat " + path);
+    return static_cast<int64_t>(st.st_mtim.tv_sec) * 1000 + st.st_mtim.tv_nsec / 1000000;
+  }
+};
+
+}  // namespace
+
+FileSystem& posix_file_system() {
+  static PosixFileSystem fs;
+  return fs;
+}
+
+}  // namespace spillway::storage
