@@ -1,0 +1,41 @@
+// The broker's settings after the config file and the command line have been
+// applied. Every field is described, with unit, default and range, in
+// config_keys.cc (the one table the file parser, the command line and --help
+// share) and in config/broker.toml.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace spillway::broker {
+
+struct BrokerConfig {
+  // [broker]
+  std::string listen = "127.0.0.1:9092";
+  std::string data_dir = "./data";
+  int64_t threads = 0;  // 0 = one per core
+  int64_t shutdown_timeout_ms = 10'000;
+  // [log]
+  std::string log_level = "info";
+  // [limits]
+  int64_t max_frame_bytes = 8 << 20;
+  int64_t max_batch_bytes = 1 << 20;
+  int64_t max_connections = 10'000;
+  int64_t max_in_flight_per_connection = 64;
+  int64_t idle_timeout_ms = 600'000;
+  // [topics]
+  bool auto_create_topics = false;
+  int64_t default_partitions = 1;
+  std::string flush_policy = "interval";
+  int64_t flush_interval_ms = 1'000;
+  int64_t segment_bytes = int64_t{1} << 30;
+  int64_t retention_bytes = -1;
+  int64_t retention_ms = 7 * 24 * 3600 * int64_t{1000};
+  // [metrics]
+  std::string metrics_listen;  // empty = no metrics endpoint
+
+  // Not a key: the file the settings came from, empty when none (for the log).
+  std::string config_file;
+};
+
+}  // namespace spillway::broker

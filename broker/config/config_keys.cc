@@ -1,0 +1,320 @@
+// The table of every broker setting, and typed, range-checked setters.
+#include "config_keys.h"
+
+#include <array>
+#include <charconv>
+
+#include "listen_address.h"
+#include "spillway/common/log.h"
+
+namespace spillway::broker {
+
+namespace {
+
+constexpr std::array<std::string_view, 2> kFlushPolicies = {"interval", "durable"};
+constexpr int64_t kKiB = 1024;
+constexpr int64_t kMiB = 1024 * kKiB;
+constexpr int64_t kGiB = 1024 * kMiB;
+constexpr int64_t kDayMs = 24 * 3600 * int64_t{1000};
+
+using C = BrokerConfig;
+using K = ConfigKind;
+
+const std::array kKeys = {
+    ConfigKey{"broker",
+              "listen",
+              "listen",
+              K::kHostPort,
+              &C::listen,
+              0,
+              0,
+              {},
+              "",
+              "address the native protocol listens on; port 0 picks a free port"},
+    ConfigKey{"broker",
+              "data_dir",
+              "data-dir",
+              K::kString,
+              &C::data_dir,
+              0,
+              0,
+              {},
+              "",
+              "directory holding topics and logs; created if missing"},
+    ConfigKey{"broker",
+              "threads",
+              "threads",
+              K::kInteger,
+              &C::threads,
+              0,
+              1024,
+              {},
+              "threads",
+              "network/IO threads, one io_context each; 0 = one per core"},
+    ConfigKey{"broker",
+              "shutdown_timeout_ms",
+              "shutdown-timeout-ms",
+              K::kInteger,
+              &C::shutdown_timeout_ms,
+              0,
+              3'600'000,
+              {},
+              "milliseconds",
+              "on SIGINT/SIGTERM, how long in-flight requests may take before connections are "
+              "cut"},
+    ConfigKey{"log",
+              "level",
+              "log-level",
+              K::kLogLevel,
+              &C::log_level,
+              0,
+              0,
+              {},
+              "",
+              "log level: trace, debug, info, warn, error, critical or off"},
+    ConfigKey{"limits",
+              "max_frame_bytes",
+              "max-frame-bytes",
+              K::kInteger,
+              &C::max_frame_bytes,
+              1 * kKiB,
+              1 * kGiB,
+              {},
+              "bytes",
+              "largest request frame accepted (the length field); larger ones are refused "
+              "before any buffer is sized"},
+    ConfigKey{"limits",
+              "max_batch_bytes",
+              "max-batch-bytes",
+              K::kInteger,
+              &C::max_batch_bytes,
+              1 * kKiB,
+              1 * kGiB,
+              {},
+              "bytes",
+              "largest record batch a produce may carry"},
+    ConfigKey{"limits",
+              "max_connections",
+              "max-connections",
+              K::kInteger,
+              &C::max_connections,
+              1,
+              1'000'000,
+              {},
+              "connections",
+              "open client connections; new ones beyond this are closed at once"},
+    ConfigKey{"limits",
+              "max_in_flight_per_connection",
+              "max-in-flight-per-connection",
+              K::kInteger,
+              &C::max_in_flight_per_connection,
+              1,
+              4096,
+              {},
+              "requests",
+              "responses queued per connection before the broker stops reading from it"},
+    ConfigKey{"limits",
+              "idle_timeout_ms",
+              "idle-timeout-ms",
+              K::kInteger,
+              &C::idle_timeout_ms,
+              0,
+              7 * kDayMs,
+              {},
+              "milliseconds",
+              "close a connection that sends nothing for this long; 0 = never"},
+    ConfigKey{"topics",
+              "auto_create",
+              "auto-create-topics",
+              K::kBool,
+              &C::auto_create_topics,
+              0,
+              0,
+              {},
+              "",
+              "create a topic on its first produce"},
+    ConfigKey{"topics",
+              "default_partitions",
+              "default-partitions",
+              K::kInteger,
+              &C::default_partitions,
+              1,
+              65'536,
+              {},
+              "partitions",
+              "partitions of a topic created without a count"},
+    ConfigKey{"topics", "flush_policy", "flush-policy", K::kChoice, &C::flush_policy, 0, 0,
+              kFlushPolicies, "",
+              "durable = fsync before acknowledging; interval = fsync every flush_interval_ms"},
+    ConfigKey{"topics",
+              "flush_interval_ms",
+              "flush-interval-ms",
+              K::kInteger,
+              &C::flush_interval_ms,
+              1,
+              3'600'000,
+              {},
+              "milliseconds",
+              "fsync period of the interval flush policy"},
+    ConfigKey{"topics",
+              "segment_bytes",
+              "segment-bytes",
+              K::kInteger,
+              &C::segment_bytes,
+              1 * kMiB,
+              64 * kGiB,
+              {},
+              "bytes",
+              "a partition's log rolls to a new segment file"},
+    ConfigKey{"topics",
+              "retention_bytes",
+              "retention-bytes",
+              K::kInteger,
+              &C::retention_bytes,
+              -1,
+              INT64_MAX,
+              {},
+              "bytes",
+              "per partition, delete the oldest segments beyond this size; -1 = no limit"},
+    ConfigKey{"topics",
+              "retention_ms",
+              "retention-ms",
+              K::kInteger,
+              &C::retention_ms,
+              -1,
+              INT64_MAX,
+              {},
+              "milliseconds",
+              "delete segments whose newest record is older than this; -1 = no limit"},
+    ConfigKey{"metrics",
+              "listen",
+              "metrics-listen",
+              K::kHostPortOrEmpty,
+              &C::metrics_listen,
+              0,
+              0,
+              {},
+              "",
+              "address of the Prometheus /metrics endpoint; empty = off"},
+};
+
+Status mismatch(const ConfigKey& key, std::string_view got) {
+  return Status(ErrorCode::kConfig, std::string(key.section) + "." + std::string(key.name) +
+                                        ": expected " + describe_expected(key) + ", got " +
+                                        std::string(got));
+}
+
+}  // namespace
+
+std::span<const ConfigKey> config_keys() noexcept {
+  return kKeys;
+}
+
+const ConfigKey* find_config_key(std::string_view section, std::string_view name) noexcept {
+  for (const ConfigKey& key : kKeys) {
+    if (key.section == section && key.name == name) return &key;
+  }
+  return nullptr;
+}
+
+std::string describe_expected(const ConfigKey& key) {
+  std::string out;
+  switch (key.kind) {
+    case K::kInteger:
+      out = "an integer in [" + std::to_string(key.min) + ", " +
+            (key.max == INT64_MAX ? std::string("2^63-1") : std::to_string(key.max)) + "]";
+      if (!key.unit.empty()) out += " (" + std::string(key.unit) + ")";
+      return out;
+    case K::kBool:
+      return "true or false";
+    case K::kString:
+      return "a non-empty string";
+    case K::kChoice:
+      out = "one of";
+      for (size_t i = 0; i < key.choices.size(); ++i) {
+        out += (i == 0 ? " \"" : ", \"") + std::string(key.choices[i]) + "\"";
+      }
+      return out;
+    case K::kHostPort:
+      return "a string IP:PORT such as \"127.0.0.1:9092\" or \"[::1]:9092\"";
+    case K::kHostPortOrEmpty:
+      return "a string IP:PORT such as \"127.0.0.1:9644\", or \"\" for off";
+    case K::kLogLevel:
+      return "one of \"trace\", \"debug\", \"info\", \"warn\", \"error\", \"critical\", \"off\"";
+  }
+  return out;
+}
+
+std::string format_value(const ConfigKey& key, const BrokerConfig& config) {
+  if (auto* f = std::get_if<int64_t BrokerConfig::*>(&key.field)) {
+    return std::to_string(config.*(*f));
+  }
+  if (auto* f = std::get_if<bool BrokerConfig::*>(&key.field)) {
+    return config.*(*f) ? "true" : "false";
+  }
+  return "\"" + config.*std::get<std::string BrokerConfig::*>(key.field) + "\"";
+}
+
+Status set_integer(const ConfigKey& key, int64_t value, BrokerConfig& config) {
+  auto* f = std::get_if<int64_t BrokerConfig::*>(&key.field);
+  if (f == nullptr) return mismatch(key, "an integer");
+  if (value < key.min || value > key.max) return mismatch(key, std::to_string(value));
+  config.*(*f) = value;
+  return Status::Ok();
+}
+
+Status set_bool(const ConfigKey& key, bool value, BrokerConfig& config) {
+  auto* f = std::get_if<bool BrokerConfig::*>(&key.field);
+  if (f == nullptr) return mismatch(key, "a boolean");
+  config.*(*f) = value;
+  return Status::Ok();
+}
+
+Status set_string(const ConfigKey& key, std::string_view value, BrokerConfig& config) {
+  auto* f = std::get_if<std::string BrokerConfig::*>(&key.field);
+  if (f == nullptr) return mismatch(key, "a string");
+  const std::string quoted = "\"" + std::string(value) + "\"";
+  switch (key.kind) {
+    case K::kChoice: {
+      bool found = false;
+      for (std::string_view choice : key.choices) found = found || choice == value;
+      if (!found) return mismatch(key, quoted);
+      break;
+    }
+    case K::kHostPortOrEmpty:
+      if (value.empty()) break;
+      [[fallthrough]];
+    case K::kHostPort:
+      if (!parse_host_port(value).ok()) return mismatch(key, quoted);
+      break;
+    case K::kLogLevel:
+      if (!log::validate_level(value).ok()) return mismatch(key, quoted);
+      break;
+    case K::kString:
+      if (value.empty()) return mismatch(key, "an empty string");
+      break;
+    default:
+      break;
+  }
+  config.*(*f) = std::string(value);
+  return Status::Ok();
+}
+
+Status set_from_text(const ConfigKey& key, std::string_view text, BrokerConfig& config) {
+  if (std::holds_alternative<int64_t BrokerConfig::*>(key.field)) {
+    int64_t value = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || end != text.data() + text.size() || text.empty()) {
+      return mismatch(key, "\"" + std::string(text) + "\"");
+    }
+    return set_integer(key, value, config);
+  }
+  if (std::holds_alternative<bool BrokerConfig::*>(key.field)) {
+    if (text == "true") return set_bool(key, true, config);
+    if (text == "false") return set_bool(key, false, config);
+    return mismatch(key, "\"" + std::string(text) + "\"");
+  }
+  return set_string(key, text, config);
+}
+
+}  // namespace spillway::broker

@@ -1,0 +1,78 @@
+// The network front of the broker: one io_context per thread
+// (thread-per-core), an acceptor that hands each new connection to the next
+// thread in turn, and the orderly shutdown on SIGINT/SIGTERM.
+#pragma once
+
+#include <asio/ip/tcp.hpp>
+#include <asio/signal_set.hpp>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "../config/listen_address.h"
+#include "../protocol/dispatcher.h"
+#include "spillway/common/status.h"
+
+namespace spillway::broker {
+
+struct ServerOptions {
+  HostPort listen;
+  size_t threads = 1;
+  uint32_t max_frame_bytes = 8 << 20;
+  size_t max_connections = 10'000;
+  size_t queue_depth = 64;  // responses queued per connection
+  std::chrono::milliseconds shutdown_timeout{10'000};
+  bool handle_signals = true;  // SIGINT/SIGTERM call stop()
+};
+
+class Server {
+ public:
+  // `dispatcher` must be fully registered and outlive the server.
+  Server(ServerOptions options, const Dispatcher& dispatcher);
+  ~Server();
+
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // Binds and listens (so the bound port is known before run()), and from
+  // then on catches SIGINT/SIGTERM if handle_signals.
+  // Error: kIoError naming the address and the reason.
+  Status open();
+
+  // The bound address; valid after open() succeeded.
+  asio::ip::tcp::endpoint local_endpoint() const;
+
+  // Serves until stop() (or a signal), then waits for every connection to
+  // answer the requests it has read, up to shutdown_timeout, after which the
+  // remaining connections are cut. Returns once every thread has ended.
+  // Precondition: open() succeeded. Call once.
+  void run();
+
+  // Starts the graceful stop: no new connections, no new requests read.
+  // Thread-safe, idempotent, returns at once.
+  void stop();
+
+ private:
+  struct Shard;
+
+  void accept_next();
+
+  ServerOptions options_;
+  const Dispatcher& dispatcher_;
+  std::atomic<size_t> open_connections_{0};
+  std::vector<std::unique_ptr<Shard>> shards_;
+  std::unique_ptr<asio::ip::tcp::acceptor> acceptor_;  // on shards_[0]
+  std::unique_ptr<asio::signal_set> signals_;          // on shards_[0]
+  size_t next_shard_ = 0;                              // used on shards_[0] only
+  std::atomic<bool> stop_requested_{false};
+
+  std::mutex mu_;  // guards the two counters below, with cv_
+  std::condition_variable cv_;
+  bool stopping_ = false;
+  size_t threads_done_ = 0;
+};
+
+}  // namespace spillway::broker

@@ -1,0 +1,74 @@
+// The api-key dispatch table.
+#include "dispatcher.h"
+
+#include <cassert>
+#include <string>
+
+namespace spillway::broker {
+
+void Dispatcher::add(frame::ApiKey key, int16_t min_version, int16_t max_version, const char* name,
+                     Handler handler) {
+  const auto index = static_cast<size_t>(key);
+  assert(index < kMaxApiKeys && !table_[index].handler && min_version <= max_version);
+  table_[index] = Entry{std::move(handler), min_version, max_version, name};
+}
+
+void Dispatcher::dispatch(const frame::RequestHeader& header, std::span<const std::byte> body,
+                          std::vector<std::byte>& out) const {
+  out.clear();
+  const Entry* entry = nullptr;
+  if (header.api_key >= 0 && static_cast<size_t>(header.api_key) < kMaxApiKeys &&
+      table_[header.api_key].handler) {
+    entry = &table_[header.api_key];
+  }
+  if (entry == nullptr) {
+    encode_error_frame(
+        header.correlation_id,
+        Status(ErrorCode::kUnsupportedVersion, "unknown api key " + std::to_string(header.api_key)),
+        out);
+    return;
+  }
+  if (header.api_version < entry->min_version || header.api_version > entry->max_version) {
+    encode_error_frame(
+        header.correlation_id,
+        Status(ErrorCode::kUnsupportedVersion, std::string(entry->name) + " version " +
+                                                   std::to_string(header.api_version) +
+                                                   " is not served; this broker serves versions " +
+                                                   std::to_string(entry->min_version) + " to " +
+                                                   std::to_string(entry->max_version)),
+        out);
+    return;
+  }
+  out.resize(frame::kResponseHeaderBytes);
+  Status st = entry->handler(Request{header, body}, out);
+  if (!st.ok()) {
+    encode_error_frame(header.correlation_id, st, out);
+    return;
+  }
+  frame::ResponseHeader response{header.correlation_id, ErrorCode::kOk,
+                                 static_cast<uint32_t>(out.size() - frame::kResponseHeaderBytes)};
+  frame::encode_response_header(response, std::span(out).first<frame::kResponseHeaderBytes>());
+}
+
+std::vector<ApiVersionRange> Dispatcher::served() const {
+  std::vector<ApiVersionRange> out;
+  for (size_t key = 0; key < kMaxApiKeys; ++key) {
+    if (!table_[key].handler) continue;
+    out.push_back({static_cast<int16_t>(key), table_[key].min_version, table_[key].max_version});
+  }
+  return out;
+}
+
+const char* Dispatcher::name(int16_t api_key) const {
+  if (api_key < 0 || static_cast<size_t>(api_key) >= kMaxApiKeys) return nullptr;
+  return table_[api_key].name;
+}
+
+void encode_error_frame(int32_t correlation_id, const Status& status, std::vector<std::byte>& out) {
+  std::array<std::byte, frame::kMaxErrorFrameBytes> buffer;
+  const ErrorCode code = status.ok() ? ErrorCode::kUnknown : status.code();
+  const size_t n = frame::encode_error_response(correlation_id, code, status.message(), buffer);
+  out.assign(buffer.begin(), buffer.begin() + static_cast<ptrdiff_t>(n));
+}
+
+}  // namespace spillway::broker

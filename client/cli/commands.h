@@ -1,0 +1,17 @@
+// The `spillway` command-line tool's subcommands. Each add_*_command
+// registers one subcommand on the app; its callback writes the process exit
+// status (0 = success, 1 = the operation failed) to *exit_code.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace spillway::cli {
+
+// Default broker address of every subcommand's --broker flag.
+inline constexpr const char* kDefaultBroker = "127.0.0.1:9092";
+
+// `spillway ping`: connects, exchanges ApiVersions, prints the broker's
+// version, the apis it serves and the round trip.
+void add_ping_command(CLI::App& app, int* exit_code);
+
+}  // namespace spillway::cli

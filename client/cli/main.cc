@@ -1,0 +1,19 @@
+// spillway: the command-line tool for a Spillway broker. Subcommands are
+// registered in commands.h; each has its own --help.
+#include <CLI/CLI.hpp>
+
+#include "commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app("Spillway command-line tool", "spillway");
+  app.set_version_flag("--version", "spillway " SPILLWAY_VERSION);
+  app.require_subcommand(1);
+  int exit_code = 0;
+  spillway::cli::add_ping_command(app, &exit_code);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  return exit_code;
+}

@@ -1,0 +1,70 @@
+// `spillway ping --broker HOST:PORT [--count N]`.
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "commands.h"
+#include "spillway/admin.h"
+
+namespace spillway::cli {
+
+namespace {
+
+struct PingOptions {
+  std::string broker = kDefaultBroker;
+  int count = 1;
+  int timeout_ms = 5'000;
+};
+
+int run_ping(const PingOptions& options) {
+  ConnectionOptions connection_options;
+  connection_options.connect_timeout = std::chrono::milliseconds(options.timeout_ms);
+  connection_options.request_timeout = std::chrono::milliseconds(options.timeout_ms);
+  connection_options.client_id = "spillway-cli " SPILLWAY_VERSION;
+  Result<Admin> admin = Admin::connect(options.broker, connection_options);
+  if (!admin.ok()) {
+    std::fprintf(stderr, "spillway ping: %s\n", std::string(admin.status().message()).c_str());
+    return 1;
+  }
+  for (int i = 0; i < options.count; ++i) {
+    Result<PingReply> reply = admin->ping();
+    if (!reply.ok()) {
+      std::fprintf(stderr, "spillway ping: %s: %s\n", options.broker.c_str(),
+                   reply.status().to_string().c_str());
+      return 1;
+    }
+    const double ms = std::chrono::duration<double, std::milli>(reply->round_trip).count();
+    std::printf("%s at %s: round trip %.3f ms\n", reply->versions.broker_version.c_str(),
+                options.broker.c_str(), ms);
+    if (i == 0) {
+      std::string apis;
+      for (const ApiVersionRange& api : reply->versions.apis) {
+        const char* name = frame::api_name(api.api_key);
+        apis += " " + (name ? std::string(name) : "api" + std::to_string(api.api_key)) + " v" +
+                std::to_string(api.min_version);
+        if (api.max_version != api.min_version) apis += "-" + std::to_string(api.max_version);
+      }
+      std::printf("serves:%s\n", apis.c_str());
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_ping_command(CLI::App& app, int* exit_code) {
+  auto options = std::make_shared<PingOptions>();
+  CLI::App* ping = app.add_subcommand("ping", "Check that a broker answers; print its version");
+  ping->add_option("-b,--broker", options->broker, "broker address HOST:PORT")
+      ->capture_default_str();
+  ping->add_option("-n,--count", options->count, "round trips to make")
+      ->check(CLI::Range(1, 1'000'000))
+      ->capture_default_str();
+  ping->add_option("--timeout-ms", options->timeout_ms, "connect and response timeout")
+      ->check(CLI::Range(1, 3'600'000))
+      ->capture_default_str();
+  ping->callback([options, exit_code] { *exit_code = run_ping(*options); });
+}
+
+}  // namespace spillway::cli

@@ -1,0 +1,63 @@
+// A blocking connection to one broker over the native protocol: send a
+// request frame, wait for its response. The building block of Admin (and of
+// Producer/Consumer later). Frames are specified in docs/protocol.md.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "spillway/common/frame.h"
+#include "spillway/common/status.h"
+
+namespace spillway {
+
+struct ConnectionOptions {
+  std::chrono::milliseconds connect_timeout{5'000};
+  std::chrono::milliseconds request_timeout{10'000};
+  // Largest response accepted; a longer one fails the request with
+  // kFrameTooLarge (and closes the connection) before any buffer is sized.
+  uint32_t max_response_bytes = 64u << 20;
+  // Sent in ApiVersions so the broker's log can tell clients apart.
+  std::string client_id = "spillway-client";
+};
+
+class Connection {
+ public:
+  // Connects to `address` ("host:port"; host may be a name, an IPv4 literal
+  // or a [bracketed] IPv6 literal). Errors: kInvalidArgument for a malformed
+  // address, kNotConnected when no address answers, kTimeout.
+  static Result<Connection> connect(std::string_view address, ConnectionOptions options = {});
+
+  Connection(Connection&&) noexcept;
+  Connection& operator=(Connection&&) noexcept;
+  ~Connection();  // closes the socket
+
+  // Sends one request and waits for its response. Returns the response body
+  // when the broker answered with error code 0; an error response becomes a
+  // Status carrying the broker's code and message. Transport failures
+  // (kNotConnected, kTimeout, kCorruptMessage, kFrameTooLarge) close the
+  // connection; later calls then fail with kNotConnected. Not thread-safe.
+  Result<std::vector<std::byte>> request(frame::ApiKey api_key, int16_t api_version,
+                                         std::span<const std::byte> body);
+
+  // True until a transport failure or close().
+  bool is_open() const noexcept;
+  void close() noexcept;
+
+  // The address given to connect().
+  const std::string& address() const noexcept;
+  const ConnectionOptions& options() const noexcept;
+
+ private:
+  struct Impl;
+  explicit Connection(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace spillway
