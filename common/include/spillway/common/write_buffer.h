@@ -1,0 +1,236 @@
+// WriteBuffer: the scratch-then-spill byte writer every frame and batch is
+// built in (docs/architecture.md, "Pooled framing").
+//
+// It writes into a caller-provided scratch span, usually on the stack. On
+// the first overflow it rents a segment from a BufferPool and only then a
+// segment table (also from the pool); a message that fits the scratch never
+// touches the pool, and the object itself stays at 64 bytes or less, so
+// constructing and releasing one costs a few stores.
+//
+// Failure guarantee: every operation that can fail (a rent refused by the
+// pool) returns an error and leaves the buffer exactly as it was.
+//
+// Views: segments() and contiguous() point into the scratch and the rented
+// segments; they stay valid until the next write, reserve, rewind or release.
+//
+// Concurrency: one thread at a time. Not copyable; movable.
+#pragma once
+
+#include <sys/uio.h>
+
+#include <cassert>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <span>
+
+#include "spillway/common/buffer_pool.h"
+#include "spillway/common/endian.h"
+#include "spillway/common/status.h"
+#include "spillway/common/varint.h"
+
+namespace spillway {
+
+class WriteBuffer {
+ public:
+  // Bytes of the pooled block that holds the segment table, and how many
+  // chunks (scratch included) it can describe.
+  static constexpr std::size_t kTableBytes = 4096;
+
+  // `scratch` (at most 4 GiB) must outlive this buffer; it may be empty.
+  // `pool` must outlive it too.
+  explicit WriteBuffer(std::span<std::byte> scratch,
+                       BufferPool& pool = BufferPool::global()) noexcept
+      : cur_(scratch.data()),
+        end_(scratch.data() + scratch.size()),
+        scratch_{scratch.data(), 0},
+        pool_(&pool),
+        scratch_size_(static_cast<uint32_t>(scratch.size())) {
+    assert(scratch.size() <= UINT32_MAX);
+  }
+  ~WriteBuffer() { release(); }
+  WriteBuffer(const WriteBuffer&) = delete;
+  WriteBuffer& operator=(const WriteBuffer&) = delete;
+  WriteBuffer(WriteBuffer&& other) noexcept;
+  WriteBuffer& operator=(WriteBuffer&& other) noexcept;
+
+  // Bytes written so far (a running total; O(1)).
+  uint64_t bytes_written() const noexcept {
+    return done_ + static_cast<uint64_t>(cur_ - chunk_begin());
+  }
+  // True iff the bytes live in pooled segments, not only in the scratch.
+  bool spilled() const noexcept { return table_ != nullptr; }
+
+  // A writable span of at least `n` contiguous bytes at the end of the
+  // written data (it may be longer); commit what you fill with advance().
+  // Spills if the current chunk has less than `n` left. Returns an empty span
+  // if that needs a rent the pool refuses or n > BufferPool::kMaxBufferSize;
+  // the buffer is then unchanged. Nothing is zeroed. Precondition: n > 0.
+  std::span<std::byte> reserve(std::size_t n) noexcept {
+    if (static_cast<std::size_t>(end_ - cur_) >= n && n > 0) return {cur_, end_};
+    return reserve_slow(n);
+  }
+  // Commits `n` bytes of the span the last reserve() returned.
+  void advance(std::size_t n) noexcept {
+    assert(n <= static_cast<std::size_t>(end_ - cur_));
+    cur_ += n;
+  }
+
+  // Appends bytes; all or nothing.
+  Status write(std::span<const std::byte> bytes) noexcept {
+    if (static_cast<std::size_t>(end_ - cur_) >= bytes.size()) {
+      if (!bytes.empty()) std::memcpy(cur_, bytes.data(), bytes.size());
+      cur_ += bytes.size();
+      return Status::Ok();
+    }
+    return write_slow(bytes);
+  }
+  Status write_u8(uint8_t v) noexcept {
+    if (cur_ != end_) {
+      *cur_++ = static_cast<std::byte>(v);
+      return Status::Ok();
+    }
+    std::byte b = static_cast<std::byte>(v);
+    return write_slow({&b, 1});
+  }
+  // Big-endian integers (Kafka wire order).
+  template <typename T>
+  Status write_be(T v) noexcept {
+    if (static_cast<std::size_t>(end_ - cur_) >= sizeof(T)) {
+      store_be<T>(cur_, v);
+      cur_ += sizeof(T);
+      return Status::Ok();
+    }
+    std::byte tmp[sizeof(T)];
+    store_be<T>(tmp, v);
+    return write_slow({tmp, sizeof(T)});
+  }
+  // Zigzag varint / varlong as in v2 records, and plain unsigned LEB128.
+  Status write_varint(int32_t v) noexcept { return write_uvarint(varint::zigzag32(v)); }
+  Status write_varlong(int64_t v) noexcept { return write_uvarint(varint::zigzag64(v)); }
+  Status write_uvarint(uint64_t u) noexcept {
+    if (static_cast<std::size_t>(end_ - cur_) >= varint::kMaxVarint64Bytes) {
+      cur_ = varint::put_uvarint(cur_, u);
+      return Status::Ok();
+    }
+    std::byte tmp[varint::kMaxVarint64Bytes];
+    std::byte* e = varint::put_uvarint(tmp, u);
+    return write_slow({tmp, static_cast<std::size_t>(e - tmp)});
+  }
+
+  // Copies every written byte to `out` in order and returns how many.
+  // Precondition: out.size() >= bytes_written(). One memcpy when nothing
+  // spilled.
+  std::size_t copy_to(std::span<std::byte> out) const noexcept {
+    if (!table_) {
+      std::size_t n = static_cast<std::size_t>(cur_ - scratch_begin());
+      assert(out.size() >= n);
+      if (n) std::memcpy(out.data(), scratch_begin(), n);
+      return n;
+    }
+    return copy_to_slow(out);
+  }
+
+  // The written bytes as one span iff nothing spilled; empty otherwise.
+  std::span<const std::byte> contiguous() const noexcept {
+    return table_ ? std::span<const std::byte>()
+                  : std::span<const std::byte>(scratch_begin(), cur_);
+  }
+
+  // The written bytes as an iovec array (scratch first, then segments; an
+  // empty scratch is left out), ready for writev/sendmsg. Valid until the
+  // next write, reserve, rewind or release.
+  std::span<const iovec> segments() noexcept;
+
+  // Overwrites bytes already written, e.g. a length or CRC field patched
+  // after the body. Precondition: offset + bytes.size() <= bytes_written().
+  void overwrite(uint64_t offset, std::span<const std::byte> bytes) noexcept;
+
+  // Calls fn(std::span<const std::byte>) for each contiguous piece of the
+  // written bytes in [offset, bytes_written()), in order.
+  template <typename Fn>
+  void for_each_piece(uint64_t offset, Fn&& fn) const noexcept;
+
+  // A position to rewind() to: drops everything written after mark() and
+  // returns the segments rented since. Used to undo a half-built batch.
+  struct Mark {
+    std::byte* cur;
+    std::byte* end;
+    uint64_t done;
+    uint32_t chunks;  // 0 = table not rented yet
+  };
+  Mark mark() const noexcept;
+  // Precondition: `m` came from mark() on this buffer with no release() or
+  // earlier rewind() past it since.
+  void rewind(const Mark& m) noexcept;
+
+  // Returns every segment and the table to the pool; the buffer is empty and
+  // writes into its scratch again.
+  void release() noexcept {
+    if (table_) release_segments();
+    cur_ = scratch_begin();
+    end_ = cur_ + scratch_size_;
+    done_ = 0;
+  }
+
+ private:
+  struct Table {
+    uint32_t count;     // chunks in use, the scratch included as chunk 0
+    uint32_t capacity;  // chunks the table can hold
+    uint32_t next_class;
+    uint32_t unused;
+    iovec* chunks() noexcept { return reinterpret_cast<iovec*>(this + 1); }
+    const iovec* chunks() const noexcept { return reinterpret_cast<const iovec*>(this + 1); }
+  };
+
+  std::byte* chunk_begin() const noexcept {
+    return table_ ? static_cast<std::byte*>(table_->chunks()[table_->count - 1].iov_base)
+                  : scratch_begin();
+  }
+  std::byte* scratch_begin() const noexcept { return static_cast<std::byte*>(scratch_.iov_base); }
+  // Makes the current chunk's length in the table current.
+  void sync_current() const noexcept {
+    iovec& last = table_->chunks()[table_->count - 1];
+    last.iov_len = static_cast<std::size_t>(cur_ - static_cast<std::byte*>(last.iov_base));
+  }
+  // Rents a segment of at least `min_size` bytes and makes it current.
+  Status spill(std::size_t min_size) noexcept;
+  std::span<std::byte> reserve_slow(std::size_t n) noexcept;
+  Status write_slow(std::span<const std::byte> bytes) noexcept;
+  std::size_t copy_to_slow(std::span<std::byte> out) const noexcept;
+  void release_segments() noexcept;
+
+  std::byte* cur_;  // next byte to write
+  std::byte* end_;  // end of the current chunk
+  // The scratch; iov_len is refreshed only by segments(), which hands out a
+  // view of this very iovec when nothing spilled.
+  iovec scratch_;
+  Table* table_ = nullptr;  // rented on the first spill
+  BufferPool* pool_;
+  uint64_t done_ = 0;  // bytes in chunks before the current one
+  uint32_t scratch_size_;
+};
+
+static_assert(sizeof(WriteBuffer) <= 64, "WriteBuffer must stay small (design note 2)");
+
+template <typename Fn>
+void WriteBuffer::for_each_piece(uint64_t offset, Fn&& fn) const noexcept {
+  if (!table_) {
+    std::size_t n = static_cast<std::size_t>(cur_ - scratch_begin());
+    if (offset < n) fn(std::span<const std::byte>(scratch_begin() + offset, n - offset));
+    return;
+  }
+  sync_current();
+  const iovec* c = table_->chunks();
+  for (uint32_t i = 0; i < table_->count; ++i) {
+    if (offset >= c[i].iov_len) {
+      offset -= c[i].iov_len;
+      continue;
+    }
+    fn(std::span<const std::byte>(static_cast<const std::byte*>(c[i].iov_base) + offset,
+                                  c[i].iov_len - offset));
+    offset = 0;
+  }
+}
+
+}  // namespace spillway

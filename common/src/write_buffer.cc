@@ -1,0 +1,154 @@
+// WriteBuffer slow paths: spilling into pooled segments, the segment table,
+// copy-out, patching, rewind and release.
+#include "spillway/common/write_buffer.h"
+
+#include <algorithm>
+#include <new>
+
+namespace spillway {
+
+WriteBuffer::WriteBuffer(WriteBuffer&& other) noexcept
+    : cur_(other.cur_),
+      end_(other.end_),
+      scratch_(other.scratch_),
+      table_(other.table_),
+      pool_(other.pool_),
+      done_(other.done_),
+      scratch_size_(other.scratch_size_) {
+  // The scratch now belongs to this buffer; the moved-from one has none.
+  other.cur_ = other.end_ = nullptr;
+  other.scratch_ = {nullptr, 0};
+  other.scratch_size_ = 0;
+  other.table_ = nullptr;
+  other.done_ = 0;
+}
+
+WriteBuffer& WriteBuffer::operator=(WriteBuffer&& other) noexcept {
+  if (this != &other) {
+    release();
+    new (this) WriteBuffer(std::move(other));
+  }
+  return *this;
+}
+
+Status WriteBuffer::spill(std::size_t min_size) noexcept {
+  const std::size_t growth_class = table_ ? table_->next_class : 0;
+  const std::size_t want = std::max(min_size, BufferPool::kClassSizes[growth_class]);
+  std::span<std::byte> seg = pool_->rent(want);
+  if (seg.empty()) {
+    return Status(ErrorCode::kResourceExhausted, "buffer pool refused a segment");
+  }
+  if (!table_) {
+    std::span<std::byte> t = pool_->rent(kTableBytes);
+    if (t.empty()) {
+      pool_->give_back(seg.data());
+      return Status(ErrorCode::kResourceExhausted, "buffer pool refused a segment table");
+    }
+    const auto capacity = static_cast<uint32_t>((t.size() - sizeof(Table)) / sizeof(iovec));
+    table_ = new (t.data()) Table{1, capacity, 0, 0};
+    table_->chunks()[0] = {scratch_begin(), static_cast<std::size_t>(cur_ - scratch_begin())};
+  } else if (table_->count == table_->capacity) {
+    pool_->give_back(seg.data());
+    return Status(ErrorCode::kResourceExhausted, "write buffer segment table is full");
+  } else {
+    sync_current();
+  }
+  done_ += table_->chunks()[table_->count - 1].iov_len;
+  table_->chunks()[table_->count++] = {seg.data(), 0};
+  table_->next_class = static_cast<uint32_t>(
+      std::min(BufferPool::class_for(seg.size()) + 1, BufferPool::kNumClasses - 1));
+  cur_ = seg.data();
+  end_ = seg.data() + seg.size();
+  return Status::Ok();
+}
+
+std::span<std::byte> WriteBuffer::reserve_slow(std::size_t n) noexcept {
+  if (n == 0) n = 1;
+  if (n > BufferPool::kMaxBufferSize) return {};
+  if (static_cast<std::size_t>(end_ - cur_) < n && !spill(n).ok()) return {};
+  return {cur_, end_};
+}
+
+Status WriteBuffer::write_slow(std::span<const std::byte> bytes) noexcept {
+  const Mark m = mark();
+  while (!bytes.empty()) {
+    std::size_t room = static_cast<std::size_t>(end_ - cur_);
+    if (room == 0) {
+      Status st = spill(std::min(bytes.size(), BufferPool::kMaxBufferSize));
+      if (!st.ok()) {
+        rewind(m);
+        return st;
+      }
+      room = static_cast<std::size_t>(end_ - cur_);
+    }
+    const std::size_t n = std::min(room, bytes.size());
+    std::memcpy(cur_, bytes.data(), n);
+    cur_ += n;
+    bytes = bytes.subspan(n);
+  }
+  return Status::Ok();
+}
+
+std::size_t WriteBuffer::copy_to_slow(std::span<std::byte> out) const noexcept {
+  std::size_t at = 0;
+  for_each_piece(0, [&](std::span<const std::byte> piece) {
+    assert(out.size() - at >= piece.size());
+    std::memcpy(out.data() + at, piece.data(), piece.size());
+    at += piece.size();
+  });
+  return at;
+}
+
+std::span<const iovec> WriteBuffer::segments() noexcept {
+  if (!table_) {
+    scratch_.iov_len = static_cast<std::size_t>(cur_ - scratch_begin());
+    return scratch_.iov_len ? std::span<const iovec>(&scratch_, 1) : std::span<const iovec>();
+  }
+  sync_current();
+  const iovec* c = table_->chunks();
+  const std::size_t skip = c[0].iov_len == 0 ? 1 : 0;
+  return {c + skip, table_->count - skip};
+}
+
+void WriteBuffer::overwrite(uint64_t offset, std::span<const std::byte> bytes) noexcept {
+  assert(offset + bytes.size() <= bytes_written());
+  for_each_piece(offset, [&](std::span<const std::byte> piece) {
+    const std::size_t n = std::min(piece.size(), bytes.size());
+    if (n == 0) return;
+    // The pieces are this buffer's own writable memory.
+    std::memcpy(const_cast<std::byte*>(piece.data()), bytes.data(), n);
+    bytes = bytes.subspan(n);
+  });
+}
+
+WriteBuffer::Mark WriteBuffer::mark() const noexcept {
+  return {cur_, end_, done_, table_ ? table_->count : 0};
+}
+
+void WriteBuffer::rewind(const Mark& m) noexcept {
+  if (table_) {
+    if (m.chunks == 0) {
+      release_segments();
+    } else {
+      iovec* c = table_->chunks();
+      for (uint32_t i = table_->count; i > m.chunks; --i) {
+        pool_->give_back(static_cast<std::byte*>(c[i - 1].iov_base));
+      }
+      table_->count = m.chunks;
+    }
+  }
+  cur_ = m.cur;
+  end_ = m.end;
+  done_ = m.done;
+}
+
+void WriteBuffer::release_segments() noexcept {
+  const iovec* c = table_->chunks();
+  for (uint32_t i = 1; i < table_->count; ++i) {
+    pool_->give_back(static_cast<std::byte*>(c[i].iov_base));
+  }
+  pool_->give_back(reinterpret_cast<std::byte*>(table_));
+  table_ = nullptr;
+}
+
+}  // namespace spillway
