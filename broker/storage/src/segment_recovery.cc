@@ -108,6 +108,7 @@ Result<bool> Segment::walk_tail() {
   uint64_t position = last.position;
   int64_t expected = last.offset;
   uint64_t since_index = 0;
+  const std::size_t entries_before = index_.entry_count();
   while (position < size_) {
     Result<StoredBatch> b = window.at(position, config_.max_batch_bytes);
     if (!b.ok()) {
@@ -115,12 +116,24 @@ Result<bool> Segment::walk_tail() {
       return std::move(b).take_status();
     }
     if (b->base_offset != expected) return false;
+    // The same rule as append: an index that lost entries (deleted, or never
+    // written before a crash) gets them back from this walk.
+    if (position > 0 && since_index >= config_.index_interval_bytes) {
+      index_.add(b->base_offset, position);
+      since_index = 0;
+    }
     expected = b->last_offset + 1;
     position += b->size;
     since_index += b->size;
   }
   next_offset_ = expected;
   bytes_since_index_ = since_index;
+  if (index_.entry_count() != entries_before) {
+    spdlog::info("segment {}: restored {} index entries", log_path(dir_, base_offset_),
+                 index_.entry_count() - entries_before);
+    SPILLWAY_RETURN_IF_ERROR(index_.persist(*index_file_));
+    SPILLWAY_RETURN_IF_ERROR(index_file_->sync_data());
+  }
   return true;
 }
 

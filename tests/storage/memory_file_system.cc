@@ -1,0 +1,178 @@
+// MemoryFileSystem: in-memory files with injectable faults.
+#include "memory_file_system.h"
+
+#include <cerrno>
+
+namespace spillway::storage::testing {
+
+class MemoryFile final : public File {
+ public:
+  MemoryFile(MemoryFileSystem& fs, std::shared_ptr<MemoryFileSystem::Node> node)
+      : fs_(fs), node_(std::move(node)) {}
+
+  Result<std::size_t> write_at(std::span<const std::byte> data, uint64_t offset) override {
+    std::lock_guard lock(fs_.mu_);
+    auto& f = fs_.faults_;
+    if (f.fail_writes) return status_from_errno(EIO, "memory write");
+    std::size_t n = std::min(data.size(), f.max_write_chunk);
+    const uint64_t end = offset + n;
+    if (end > node_->data.size()) {
+      const uint64_t grow = end - node_->data.size();
+      const uint64_t used = used_locked();
+      const uint64_t room = used >= f.capacity_bytes ? 0 : f.capacity_bytes - used;
+      if (grow > room) {
+        const uint64_t cut = grow - room;  // what does not fit: a short write
+        if (cut >= n) return status_from_errno(ENOSPC, "memory write");
+        n -= static_cast<std::size_t>(cut);
+      }
+    }
+    if (offset + n > node_->data.size()) node_->data.resize(offset + n);
+    std::copy(data.begin(), data.begin() + static_cast<std::ptrdiff_t>(n),
+              node_->data.begin() + static_cast<std::ptrdiff_t>(offset));
+    node_->mtime_ms = ++fs_.clock_;
+    return n;
+  }
+
+  Result<std::size_t> read_at(std::span<std::byte> out, uint64_t offset) override {
+    std::lock_guard lock(fs_.mu_);
+    if (offset >= node_->data.size()) return std::size_t{0};
+    const std::size_t n = std::min<uint64_t>(out.size(), node_->data.size() - offset);
+    std::copy_n(node_->data.begin() + static_cast<std::ptrdiff_t>(offset), n, out.begin());
+    return n;
+  }
+
+  Status sync_data() override {
+    std::function<void()> hook;
+    {
+      std::lock_guard lock(fs_.mu_);
+      hook = fs_.faults_.on_sync;
+    }
+    if (hook) hook();
+    std::lock_guard lock(fs_.mu_);
+    if (fs_.faults_.fail_sync) return status_from_errno(EIO, "memory fdatasync");
+    node_->synced = node_->data;
+    ++fs_.sync_count_;
+    return Status::Ok();
+  }
+
+  Status truncate(uint64_t size) override {
+    std::lock_guard lock(fs_.mu_);
+    node_->data.resize(size);
+    return Status::Ok();
+  }
+
+  Result<uint64_t> size() override {
+    std::lock_guard lock(fs_.mu_);
+    return static_cast<uint64_t>(node_->data.size());
+  }
+
+ private:
+  uint64_t used_locked() {
+    uint64_t used = 0;
+    for (auto& [name, node] : fs_.files_) used += node->data.size();
+    return used;
+  }
+
+  MemoryFileSystem& fs_;
+  std::shared_ptr<MemoryFileSystem::Node> node_;
+};
+
+Result<std::unique_ptr<File>> MemoryFileSystem::open(const std::string& path, bool create) {
+  std::lock_guard lock(mu_);
+  auto it = files_.find(path);
+  if (it == files_.end()) {
+    if (!create) return status_from_errno(ENOENT, "open " + path);
+    it = files_.emplace(path, std::make_shared<Node>()).first;
+    it->second->mtime_ms = ++clock_;
+  }
+  return std::unique_ptr<File>(std::make_unique<MemoryFile>(*this, it->second));
+}
+
+Status MemoryFileSystem::remove(const std::string& path) {
+  std::lock_guard lock(mu_);
+  if (files_.erase(path) == 0) return status_from_errno(ENOENT, "unlink " + path);
+  return Status::Ok();
+}
+
+Result<std::vector<std::string>> MemoryFileSystem::list_dir(const std::string& dir) {
+  std::lock_guard lock(mu_);
+  std::vector<std::string> names;
+  const std::string prefix = dir + "/";
+  for (auto& [path, node] : files_) {
+    if (path.compare(0, prefix.size(), prefix) == 0 &&
+        path.find('/', prefix.size()) == std::string::npos) {
+      names.push_back(path.substr(prefix.size()));
+    }
+  }
+  return names;
+}
+
+Status MemoryFileSystem::create_dirs(const std::string&) { return Status::Ok(); }
+
+Status MemoryFileSystem::sync_dir(const std::string& dir) {
+  std::lock_guard lock(mu_);
+  if (faults_.fail_sync) return status_from_errno(EIO, "memory fsync dir");
+  const std::string prefix = dir + "/";
+  for (auto& [path, node] : files_) {
+    if (path.compare(0, prefix.size(), prefix) == 0) node->name_durable = true;
+  }
+  return Status::Ok();
+}
+
+bool MemoryFileSystem::exists(const std::string& path) {
+  std::lock_guard lock(mu_);
+  return files_.count(path) != 0;
+}
+
+Result<int64_t> MemoryFileSystem::modified_time_ms(const std::string& path) {
+  std::lock_guard lock(mu_);
+  auto it = files_.find(path);
+  if (it == files_.end()) return status_from_errno(ENOENT, "stat " + path);
+  return it->second->mtime_ms;
+}
+
+std::vector<std::byte> MemoryFileSystem::contents(const std::string& path) {
+  std::lock_guard lock(mu_);
+  auto it = files_.find(path);
+  return it == files_.end() ? std::vector<std::byte>() : it->second->data;
+}
+
+void MemoryFileSystem::set_contents(const std::string& path, std::vector<std::byte> bytes) {
+  std::lock_guard lock(mu_);
+  auto& node = files_[path];
+  if (!node) node = std::make_shared<Node>();
+  node->data = bytes;
+  node->synced = std::move(bytes);
+  node->name_durable = true;
+}
+
+void MemoryFileSystem::set_mtime(const std::string& path, int64_t ms) {
+  std::lock_guard lock(mu_);
+  if (auto it = files_.find(path); it != files_.end()) it->second->mtime_ms = ms;
+}
+
+uint64_t MemoryFileSystem::used_bytes() {
+  std::lock_guard lock(mu_);
+  uint64_t used = 0;
+  for (auto& [path, node] : files_) used += node->data.size();
+  return used;
+}
+
+void MemoryFileSystem::simulate_power_loss() {
+  std::lock_guard lock(mu_);
+  for (auto it = files_.begin(); it != files_.end();) {
+    if (!it->second->name_durable) {
+      it = files_.erase(it);
+    } else {
+      it->second->data = it->second->synced;
+      ++it;
+    }
+  }
+}
+
+uint64_t MemoryFileSystem::sync_count() {
+  std::lock_guard lock(mu_);
+  return sync_count_;
+}
+
+}  // namespace spillway::storage::testing

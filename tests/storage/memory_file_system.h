@@ -1,0 +1,78 @@
+// An in-memory FileSystem for storage tests: injects short writes, ENOSPC,
+// EIO and fsync failures, and can simulate a power loss (every file falls
+// back to what was last synced; files whose creation was never made durable
+// by a directory sync disappear).
+//
+// Thread-safe (one mutex). Paths are plain strings; directories exist only
+// implicitly, as prefixes.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "spillway/storage/file_system.h"
+
+namespace spillway::storage::testing {
+
+class MemoryFileSystem final : public FileSystem {
+ public:
+  struct Faults {
+    // Total bytes all files may hold; a write past it writes what fits (a
+    // short write) and the next one fails with ENOSPC.
+    uint64_t capacity_bytes = UINT64_MAX;
+    // Every write stores at most this many bytes (short writes).
+    std::size_t max_write_chunk = SIZE_MAX;
+    // Writes fail with EIO while set.
+    bool fail_writes = false;
+    // sync_data fails with EIO while set.
+    bool fail_sync = false;
+    // Called (without the lock) at the start of every sync_data; tests use
+    // it to hold a sync until other threads have appended.
+    std::function<void()> on_sync;
+  };
+
+  Faults& faults() { return faults_; }
+
+  Result<std::unique_ptr<File>> open(const std::string& path, bool create) override;
+  Status remove(const std::string& path) override;
+  Result<std::vector<std::string>> list_dir(const std::string& dir) override;
+  Status create_dirs(const std::string& dir) override;
+  Status sync_dir(const std::string& dir) override;
+  bool exists(const std::string& path) override;
+  Result<int64_t> modified_time_ms(const std::string& path) override;
+
+  // Test access to a file's current bytes; empty vector when missing.
+  std::vector<std::byte> contents(const std::string& path);
+  // Replaces a file's bytes (creating it, as durable), for corrupting logs.
+  void set_contents(const std::string& path, std::vector<std::byte> bytes);
+  // Sets a file's modification time.
+  void set_mtime(const std::string& path, int64_t ms);
+  // Bytes held by all files.
+  uint64_t used_bytes();
+  // Power loss: unsynced writes and undurable creations vanish.
+  void simulate_power_loss();
+  // How many sync_data calls succeeded.
+  uint64_t sync_count();
+
+  struct Node {
+    std::vector<std::byte> data;
+    std::vector<std::byte> synced;
+    bool name_durable = false;
+    int64_t mtime_ms = 0;
+  };
+
+ private:
+  friend class MemoryFile;
+  std::mutex mu_;
+  Faults faults_;
+  std::map<std::string, std::shared_ptr<Node>> files_;
+  uint64_t sync_count_ = 0;
+  int64_t clock_ = 1;
+};
+
+}  // namespace spillway::storage::testing
