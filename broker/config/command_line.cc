@@ -21,7 +21,10 @@ ConfigCommandLine::ConfigCommandLine(CLI::App& app) {
                        format_value(key, defaults);
     options_[i] = app.add_option("--" + std::string(key.flag), values_[i], help)
                       ->group("Settings (override the config file)")
-                      ->type_name("VALUE");
+                      ->type_name("VALUE")
+                      // The last occurrence wins, so a wrapper script's
+                      // defaults can be overridden by appending flags.
+                      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   }
 }
 

@@ -1,0 +1,123 @@
+// A deliberately dumb TCP client for integration tests: sends arbitrary bytes
+// (including malformed frames) and reads responses, with a receive timeout so
+// a broken broker fails the test instead of hanging it.
+#pragma once
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "spillway/common/api_versions.h"
+#include "spillway/common/frame.h"
+
+namespace spillway::testing {
+
+class RawClient {
+ public:
+  // Connects to 127.0.0.1:port; connected() tells whether it worked.
+  explicit RawClient(uint16_t port) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    timeval tv{10, 0};  // a guard against hanging, never an assertion
+    ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    int one = 1;
+    ::setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(port);
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    connected_ = ::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
+  }
+  ~RawClient() { ::close(fd_); }
+  RawClient(const RawClient&) = delete;
+  RawClient& operator=(const RawClient&) = delete;
+
+  bool connected() const { return connected_; }
+
+  bool send_bytes(std::span<const std::byte> bytes) {
+    size_t sent = 0;
+    while (sent < bytes.size()) {
+      const ssize_t n = ::send(fd_, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
+      if (n <= 0) return false;
+      sent += static_cast<size_t>(n);
+    }
+    return true;
+  }
+
+  // Sends a request header claiming `body_bytes`, followed by `body`.
+  bool send_request(int16_t api_key, int16_t version, int32_t correlation_id, uint32_t body_bytes,
+                    std::span<const std::byte> body = {}) {
+    std::array<std::byte, frame::kRequestHeaderBytes> header;
+    frame::encode_request_header({api_key, version, correlation_id, body_bytes}, header);
+    return send_bytes(header) && send_bytes(body);
+  }
+
+  bool send_api_versions(int32_t correlation_id) {
+    std::vector<std::byte> body;
+    encode_api_versions_request("raw-test-client", body);
+    return send_request(0, 0, correlation_id, static_cast<uint32_t>(body.size()), body);
+  }
+
+  struct Response {
+    frame::ResponseHeader header;
+    std::vector<std::byte> body;
+  };
+
+  // Reads one response; nullopt on EOF, error or timeout.
+  std::optional<Response> read_response() {
+    std::array<std::byte, frame::kResponseHeaderBytes> header_bytes;
+    if (!read_exactly(header_bytes.data(), header_bytes.size())) return std::nullopt;
+    Response response;
+    if (!frame::decode_response_header(header_bytes, 64 << 20, &response.header).ok()) {
+      return std::nullopt;
+    }
+    response.body.resize(response.header.body_bytes);
+    if (!read_exactly(response.body.data(), response.body.size())) return std::nullopt;
+    return response;
+  }
+
+  // True when the broker closed the connection (a read returns EOF or reset).
+  bool closed_by_peer() {
+    std::byte b;
+    const ssize_t n = ::recv(fd_, &b, 1, 0);
+    return n == 0 || (n < 0 && errno == ECONNRESET);
+  }
+
+  // A full ApiVersions round trip; the broker's version string or "".
+  std::string api_versions_round_trip(int32_t correlation_id) {
+    if (!send_api_versions(correlation_id)) return "";
+    auto response = read_response();
+    if (!response || response->header.correlation_id != correlation_id ||
+        response->header.error_code != ErrorCode::kOk) {
+      return "";
+    }
+    auto decoded = decode_api_versions_response(response->body);
+    return decoded.ok() ? decoded->broker_version : "";
+  }
+
+ private:
+  bool read_exactly(std::byte* dst, size_t n) {
+    size_t got = 0;
+    while (got < n) {
+      const ssize_t r = ::recv(fd_, dst + got, n - got, 0);
+      if (r <= 0) return false;
+      got += static_cast<size_t>(r);
+    }
+    return true;
+  }
+
+  int fd_ = -1;
+  bool connected_ = false;
+};
+
+}  // namespace spillway::testing

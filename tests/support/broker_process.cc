@@ -1,0 +1,183 @@
+// Child-process helpers for tests that run the real binaries.
+#include "broker_process.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <thread>
+
+extern char** environ;
+
+namespace spillway::testing {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+// Starts `binary` with stdout and stderr appended to `log_path`.
+Result<pid_t> spawn(const std::string& binary, const std::vector<std::string>& args,
+                    const std::filesystem::path& log_path) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND,
+                                   0644);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  std::vector<char*> argv;
+  argv.push_back(const_cast<char*>(binary.c_str()));
+  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  pid_t pid = -1;
+  const int rc = posix_spawn(&pid, binary.c_str(), &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) {
+    return Status(ErrorCode::kIoError, "cannot start " + binary + ": " + std::strerror(rc));
+  }
+  return pid;
+}
+
+ProcessExit decode_wait_status(int status) {
+  ProcessExit exit;
+  if (WIFEXITED(status)) exit.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) exit.signal = WTERMSIG(status);
+  return exit;
+}
+
+// Waits for `pid` up to `timeout`; SIGKILLs it after that. Returns the wait
+// status and whether it had to be killed.
+std::pair<int, bool> wait_for_exit(pid_t pid, std::chrono::milliseconds timeout) {
+  const auto deadline = Clock::now() + timeout;
+  int status = 0;
+  for (;;) {
+    const pid_t r = waitpid(pid, &status, WNOHANG);
+    if (r == pid) return {status, false};
+    if (r < 0 && errno != EINTR) return {0, false};
+    if (Clock::now() >= deadline) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  kill(pid, SIGKILL);
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return {status, true};
+}
+
+}  // namespace
+
+std::string broker_binary() {
+  return SPILLWAY_BROKER_BINARY;
+}
+std::string cli_binary() {
+  return SPILLWAY_CLI_BINARY;
+}
+
+TempDir::TempDir() {
+  const char* base = std::getenv("TMPDIR");
+  std::string pattern = std::string(base && *base ? base : "/tmp") + "/spillway-test-XXXXXX";
+  if (mkdtemp(pattern.data()) == nullptr) std::abort();  // a test cannot run without it
+  path_ = pattern;
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
+}
+
+Result<ProcessExit> run_process(const std::string& binary, const std::vector<std::string>& args,
+                                std::chrono::milliseconds timeout) {
+  TempDir dir;
+  const auto log_path = dir.path() / "output";
+  Result<pid_t> pid = spawn(binary, args, log_path);
+  if (!pid.ok()) return pid.status();
+  auto [status, killed] = wait_for_exit(*pid, timeout);
+  ProcessExit exit = decode_wait_status(status);
+  exit.output = read_file(log_path);
+  if (killed) {
+    return Status(ErrorCode::kTimeout, binary + " did not exit in time; output:\n" + exit.output);
+  }
+  return exit;
+}
+
+Result<std::unique_ptr<BrokerProcess>> BrokerProcess::start(Options options) {
+  std::unique_ptr<BrokerProcess> broker(new BrokerProcess());
+  broker->temp_ = std::make_unique<TempDir>();
+  broker->log_path_ = broker->temp_->path() / "broker.log";
+  std::vector<std::string> args;
+  if (options.default_listen) args.insert(args.end(), {"--listen", "127.0.0.1:0"});
+  if (options.default_data_dir) {
+    broker->data_dir_ = broker->temp_->path() / "data";
+    args.insert(args.end(), {"--data-dir", broker->data_dir_.string()});
+  }
+  args.insert(args.end(), options.args.begin(), options.args.end());
+  Result<pid_t> pid = spawn(broker_binary(), args, broker->log_path_);
+  if (!pid.ok()) return pid.status();
+  broker->pid_ = *pid;
+
+  // The start-up line: "... listening on 127.0.0.1:40123 (data_dir ...".
+  static const std::regex kListening(R"(listening on (\[[0-9a-fA-F:.]+\]|[0-9.]+):([0-9]+))");
+  const auto deadline = Clock::now() + options.start_timeout;
+  for (;;) {
+    std::smatch match;
+    const std::string log = broker->log();
+    if (std::regex_search(log, match, kListening)) {
+      broker->host_ = match[1].str();
+      broker->port_ = static_cast<uint16_t>(std::stoi(match[2].str()));
+      return broker;
+    }
+    int status = 0;
+    if (waitpid(broker->pid_, &status, WNOHANG) == broker->pid_) {
+      broker->pid_ = -1;
+      ProcessExit exit = decode_wait_status(status);
+      return Status(ErrorCode::kUnknown,
+                    "spillway-broker exited (code " + std::to_string(exit.exit_code) + ", signal " +
+                        std::to_string(exit.signal) + ") before listening:\n" + broker->log());
+    }
+    if (Clock::now() >= deadline) {
+      return Status(ErrorCode::kTimeout, "spillway-broker did not log 'listening on':\n" + log);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
+BrokerProcess::~BrokerProcess() {
+  if (pid_ > 0) {
+    kill(pid_, SIGKILL);
+    int status = 0;
+    while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    }
+  }
+}
+
+std::string BrokerProcess::log() const {
+  return read_file(log_path_);
+}
+
+Result<ProcessExit> BrokerProcess::stop(int signal, std::chrono::milliseconds timeout) {
+  if (pid_ <= 0) return Status(ErrorCode::kInvalidArgument, "broker is not running");
+  kill(pid_, signal);
+  auto [status, killed] = wait_for_exit(pid_, timeout);
+  pid_ = -1;
+  ProcessExit exit = decode_wait_status(status);
+  exit.output = log();
+  if (killed) {
+    return Status(ErrorCode::kTimeout,
+                  "spillway-broker did not stop in time; log:\n" + exit.output);
+  }
+  return exit;
+}
+
+}  // namespace spillway::testing
