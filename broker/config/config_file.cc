@@ -43,27 +43,27 @@ std::string known_sections() {
 std::string_view type_name(toml::node_type type) {
   switch (type) {
     case toml::node_type::string:
-      return "string";
+      return "a string";
     case toml::node_type::integer:
-      return "integer";
+      return "an integer";
     case toml::node_type::floating_point:
-      return "floating-point number";
+      return "a floating-point number";
     case toml::node_type::boolean:
-      return "boolean";
+      return "a boolean";
     case toml::node_type::date:
-      return "date";
+      return "a date";
     case toml::node_type::time:
-      return "time";
+      return "a time";
     case toml::node_type::date_time:
-      return "date-time";
+      return "a date-time";
     case toml::node_type::array:
-      return "array";
+      return "an array";
     case toml::node_type::table:
-      return "table";
+      return "a table";
     case toml::node_type::none:
       break;
   }
-  return "value";
+  return "a value";
 }
 
 // " (did you mean `name` in [section]?)" when `name` is a key of some table.
@@ -81,7 +81,7 @@ Status apply_value(const ConfigKey& key, const toml::node& value, BrokerConfig& 
   if (auto v = value.as_boolean()) return set_bool(key, v->get(), config);
   if (auto v = value.as_string()) return set_string(key, v->get(), config);
   return Status(ErrorCode::kConfig, std::string(key.section) + "." + std::string(key.name) +
-                                        ": expected " + describe_expected(key) + ", got a " +
+                                        ": expected " + describe_expected(key) + ", got " +
                                         std::string(type_name(value.type())));
 }
 

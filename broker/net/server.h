@@ -19,7 +19,7 @@
 namespace spillway::broker {
 
 struct ServerOptions {
-  HostPort listen;
+  HostPort listen = {};
   size_t threads = 1;
   uint32_t max_frame_bytes = 8 << 20;
   size_t max_connections = 10'000;

@@ -1,0 +1,107 @@
+// The network server in-process: concurrent clients spread over threads,
+// graceful stop with connections open, max_connections, over the client
+// library (so the two sides are tested against each other).
+#include "net/server.h"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "protocol/api_versions_handler.h"
+#include "spillway/admin.h"
+
+namespace spillway::broker {
+namespace {
+
+class ServerTest : public ::testing::Test {
+ protected:
+  void start(ServerOptions options) {
+    add_api_versions_handler(dispatcher_, "spillway-broker server-test");
+    options.listen = HostPort{"127.0.0.1", 0};
+    options.handle_signals = false;
+    server_ = std::make_unique<Server>(options, dispatcher_);
+    ASSERT_TRUE(server_->open().ok());
+    address_ = "127.0.0.1:" + std::to_string(server_->local_endpoint().port());
+    runner_ = std::thread([this] { server_->run(); });
+  }
+
+  void TearDown() override {
+    if (server_) server_->stop();
+    if (runner_.joinable()) runner_.join();
+  }
+
+  Dispatcher dispatcher_;
+  std::unique_ptr<Server> server_;
+  std::thread runner_;
+  std::string address_;
+};
+
+TEST_F(ServerTest, ManyConcurrentClientsOverSeveralThreads) {
+  start({.threads = 3});
+  constexpr int kClients = 12;
+  constexpr int kRequests = 50;
+  std::vector<std::thread> clients;
+  std::atomic<int> ok{0};
+  for (int c = 0; c < kClients; ++c) {
+    clients.emplace_back([&] {
+      Result<Admin> admin = Admin::connect(address_);
+      if (!admin.ok()) return;
+      for (int i = 0; i < kRequests; ++i) {
+        Result<ApiVersionsResponse> r = admin->api_versions();
+        if (r.ok() && r->broker_version == "spillway-broker server-test") ++ok;
+      }
+    });
+  }
+  for (auto& t : clients) t.join();
+  EXPECT_EQ(ok.load(), kClients * kRequests);
+}
+
+TEST_F(ServerTest, StopClosesIdleConnectionsAndRunReturns) {
+  start({.threads = 2});
+  Result<Admin> a = Admin::connect(address_);
+  Result<Admin> b = Admin::connect(address_);
+  ASSERT_TRUE(a.ok() && b.ok());
+  ASSERT_TRUE(a->api_versions().ok());
+  server_->stop();
+  runner_.join();  // returns although both connections stay open client-side
+  Result<ApiVersionsResponse> after = b->api_versions();
+  EXPECT_FALSE(after.ok());
+  EXPECT_EQ(after.status().code(), ErrorCode::kNotConnected);
+  EXPECT_FALSE(Admin::connect(address_).ok());  // no longer accepting
+}
+
+TEST_F(ServerTest, ConnectionsBeyondTheLimitAreClosed) {
+  start({.threads = 1, .max_connections = 2});
+  Result<Admin> a = Admin::connect(address_);
+  Result<Admin> b = Admin::connect(address_);
+  ASSERT_TRUE(a.ok() && b.ok());
+  ASSERT_TRUE(a->api_versions().ok());
+  ASSERT_TRUE(b->api_versions().ok());
+  Result<Admin> c = Admin::connect(address_);  // TCP connects, then is closed
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->api_versions().status().code(), ErrorCode::kNotConnected);
+  EXPECT_TRUE(a->api_versions().ok());  // the others keep working
+  // A slot frees up when a connection ends.
+  a->connection().close();
+  bool served = false;
+  for (int attempt = 0; attempt < 200 && !served; ++attempt) {
+    Result<Admin> d = Admin::connect(address_);
+    served = d.ok() && d->api_versions().ok();
+    if (!served) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_TRUE(served);
+}
+
+TEST_F(ServerTest, ClientLimitOnResponseSizeIsEnforced) {
+  start({.threads = 1});
+  ConnectionOptions options;
+  options.max_response_bytes = 8;  // smaller than any ApiVersions response
+  Result<Admin> admin = Admin::connect(address_, options);
+  ASSERT_TRUE(admin.ok());
+  Result<ApiVersionsResponse> r = admin->api_versions();
+  EXPECT_EQ(r.status().code(), ErrorCode::kFrameTooLarge);
+  EXPECT_FALSE(admin->connection().is_open());
+}
+
+}  // namespace
+}  // namespace spillway::broker
