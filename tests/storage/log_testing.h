@@ -49,6 +49,22 @@ inline std::vector<Bytes> read_batches(PartitionLog& log, int64_t from, uint64_t
   return out;
 }
 
+// Equality of two batch lists that prints a short summary, not every byte.
+inline ::testing::AssertionResult SameBatches(const std::vector<Bytes>& got,
+                                              const std::vector<Bytes>& want) {
+  if (got.size() != want.size()) {
+    return ::testing::AssertionFailure()
+           << "got " << got.size() << " batches, want " << want.size();
+  }
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    if (got[i] != want[i]) {
+      return ::testing::AssertionFailure() << "batch " << i << " differs (" << got[i].size()
+                                           << " vs " << want[i].size() << " bytes)";
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
 // A fresh directory under the system temp dir, removed with its contents.
 class ScratchDir {
  public:

@@ -41,6 +41,14 @@ IndexEntry OffsetIndex::lookup(int64_t offset) const {
   return IndexEntry{base_offset_ + it->relative_offset, it->position};
 }
 
+IndexEntry OffsetIndex::lookup_position(uint64_t position) const {
+  auto it = std::upper_bound(entries_.begin(), entries_.end(), position,
+                             [](uint64_t p, const Packed& e) { return p < e.position; });
+  if (it == entries_.begin()) return IndexEntry{base_offset_, 0};
+  --it;
+  return IndexEntry{base_offset_ + it->relative_offset, it->position};
+}
+
 void OffsetIndex::truncate_to(uint64_t position) {
   auto it = std::lower_bound(entries_.begin(), entries_.end(), position,
                              [](const Packed& e, uint64_t p) { return e.position < p; });

@@ -131,7 +131,10 @@ Status PartitionLog::finish_flush(const FlushRequest& request, Status result) {
     enter_read_only(result);
     return result;
   }
-  if (request.target_offset > durable_offset_) durable_offset_ = request.target_offset;
+  // Only a sync that actually ran may move the durable offset.
+  if (request.needed() && request.target_offset > durable_offset_) {
+    durable_offset_ = request.target_offset;
+  }
   if (durable_offset_ == next_offset_) unflushed_bytes_ = 0;
   last_flush_ms_ = clock_();
   return Status::Ok();

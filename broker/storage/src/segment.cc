@@ -34,7 +34,11 @@ Segment::Segment(FileSystem& fs, std::string dir, int64_t base_offset, const Log
       log_(std::move(log)),
       index_file_(std::move(index_file)),
       index_(base_offset),
-      next_offset_(base_offset) {}
+      next_offset_(base_offset) {
+  // A few pages up front; the index then grows amortized (one entry per
+  // index_interval_bytes of log).
+  index_.reserve(1024);
+}
 
 Result<std::unique_ptr<Segment>> Segment::create(FileSystem& fs, const std::string& dir,
                                                  int64_t base_offset, const LogConfig& config,
@@ -97,6 +101,17 @@ Result<SegmentRange> Segment::read(int64_t offset, uint64_t max_bytes, int64_t e
       break;
     }
     position += b->size;
+  }
+  // Jump over whole batches with the index: the furthest indexed batch start
+  // within max_bytes whose batches before it all lie below end_offset.
+  const uint64_t limit =
+      max_bytes >= size_ - out.position ? size_ : out.position + max_bytes;
+  IndexEntry jump = index_.lookup_position(limit);
+  if (jump.offset > end_offset) jump = index_.lookup(end_offset);
+  if (jump.position > position && jump.position <= limit) {
+    out.length = jump.position - out.position;
+    out.next_offset = jump.offset;
+    position = jump.position;
   }
   while (position < size_ && out.next_offset < end_offset) {
     Result<StoredBatch> b = window.at(position, config_.max_batch_bytes);

@@ -39,6 +39,11 @@ class OffsetIndex {
   // O(log n).
   IndexEntry lookup(int64_t offset) const;
 
+  // The entry with the greatest position <= `position`, or {base, 0}; O(log n).
+  // Every entry marks a batch boundary, so reads use it to skip over whole
+  // batches without reading their headers.
+  IndexEntry lookup_position(uint64_t position) const;
+
   // Drops every entry whose position is >= `position` (the log was cut there).
   void truncate_to(uint64_t position);
 
@@ -52,6 +57,9 @@ class OffsetIndex {
 
   // Rewrites `file` to hold exactly the in-memory entries.
   Status rewrite(File& file);
+
+  // Reserves room for `entries` entries.
+  void reserve(std::size_t entries) { entries_.reserve(entries); }
 
   std::size_t entry_count() const { return entries_.size(); }
   int64_t base_offset() const { return base_offset_; }

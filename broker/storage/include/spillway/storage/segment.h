@@ -67,8 +67,9 @@ class Segment {
   // Whole batches starting with the one that contains `offset`, the first one
   // always whole, then more while the total stays <= max_bytes and their base
   // offsets stay below `end_offset`. Empty when no batch at or after `offset`
-  // lies below `end_offset`. Costs an index lookup and one pread per few KiB
-  // of batch headers; the batch bytes themselves are not read.
+  // lies below `end_offset`. Costs two index lookups (the index skips whole
+  // batches) and a pread of the few batch headers past the last index entry
+  // used; the batch bytes themselves are not read.
   Result<SegmentRange> read(int64_t offset, uint64_t max_bytes, int64_t end_offset);
 
   // fdatasync of the log file, then writes and syncs the index file.
