@@ -125,8 +125,12 @@ void append_paired(benchmark::State& state, FlushPolicy policy) {
   report(state, log_ns, raw_ns, bytes);
 }
 
-void BM_AppendInterval(benchmark::State& state) { append_paired(state, FlushPolicy::kInterval); }
-void BM_AppendDurable(benchmark::State& state) { append_paired(state, FlushPolicy::kDurable); }
+void BM_AppendInterval(benchmark::State& state) {
+  append_paired(state, FlushPolicy::kInterval);
+}
+void BM_AppendDurable(benchmark::State& state) {
+  append_paired(state, FlushPolicy::kDurable);
+}
 BENCHMARK(BM_AppendInterval)->Arg(16)->Arg(256)->ArgName("KiB")->MinTime(1.0);
 BENCHMARK(BM_AppendDurable)->Arg(16)->Arg(256)->ArgName("KiB")->MinTime(1.0);
 

@@ -34,8 +34,7 @@ std::vector<CrashAck> run_and_kill(const std::string& dir, uint64_t seed,
   const std::string fd_arg = std::to_string(fds[1]);
   const std::string seed_arg = std::to_string(seed);
   char* argv[] = {const_cast<char*>(SPILLWAY_CRASH_CHILD), const_cast<char*>(dir.c_str()),
-                  const_cast<char*>(fd_arg.c_str()), const_cast<char*>(seed_arg.c_str()),
-                  nullptr};
+                  const_cast<char*>(fd_arg.c_str()), const_cast<char*>(seed_arg.c_str()), nullptr};
   pid_t pid = -1;
   EXPECT_EQ(::posix_spawn(&pid, SPILLWAY_CRASH_CHILD, nullptr, nullptr, argv, environ), 0);
   ::close(fds[1]);
@@ -99,19 +98,18 @@ TEST(Crash, AcknowledgedBatchesSurviveSigkill) {
     for (const auto& b : batches) by_offset[batch::parse_header(b)->base_offset] = &b;
     for (const auto& [offset, a] : acked) {
       auto it = by_offset.find(offset);
-      ASSERT_NE(it, by_offset.end()) << "round " << round << ": acked offset " << offset
-                                     << " lost";
+      ASSERT_NE(it, by_offset.end()) << "round " << round << ": acked offset " << offset << " lost";
       EXPECT_EQ(it->second->size(), a.size) << offset;
-      EXPECT_EQ(testing::fnv1a64(*it->second), a.hash) << "round " << round << ": offset "
-                                                       << offset << " changed";
+      EXPECT_EQ(testing::fnv1a64(*it->second), a.hash)
+          << "round " << round << ": offset " << offset << " changed";
       EXPECT_EQ(batch::parse_header(*it->second)->last_offset(), a.last_offset);
     }
     if (::testing::Test::HasFailure()) return;
   }
   EXPECT_GT(acked.size(), 0u);
   EXPECT_GT(rounds_with_acks, static_cast<std::size_t>(kRounds / 4));
-  std::printf("crash test: %d rounds, %zu with acks, %zu acknowledged batches checked\n",
-              kRounds, rounds_with_acks, acked.size());
+  std::printf("crash test: %d rounds, %zu with acks, %zu acknowledged batches checked\n", kRounds,
+              rounds_with_acks, acked.size());
 }
 
 }  // namespace

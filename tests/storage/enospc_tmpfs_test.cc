@@ -22,12 +22,12 @@ using testing::Bytes;
 
 constexpr int kSkip = 77;
 
-#define CHILD_CHECK(cond)                                                          \
-  do {                                                                             \
-    if (!(cond)) {                                                                 \
+#define CHILD_CHECK(cond)                                                           \
+  do {                                                                              \
+    if (!(cond)) {                                                                  \
       std::fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-      std::_Exit(1);                                                               \
-    }                                                                              \
+      std::_Exit(1);                                                                \
+    }                                                                               \
   } while (0)
 
 bool same_batches(PartitionLog& log, const std::vector<Bytes>& want) {

@@ -107,7 +107,9 @@ Result<std::vector<std::string>> MemoryFileSystem::list_dir(const std::string& d
   return names;
 }
 
-Status MemoryFileSystem::create_dirs(const std::string&) { return Status::Ok(); }
+Status MemoryFileSystem::create_dirs(const std::string&) {
+  return Status::Ok();
+}
 
 Status MemoryFileSystem::sync_dir(const std::string& dir) {
   std::lock_guard lock(mu_);

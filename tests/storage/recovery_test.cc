@@ -50,10 +50,12 @@ const CrashedLog& crashed_log() {
     }
     EXPECT_GE((*log)->segment_count(), 3u);
     auto names = fs.list_dir(kDir);
-    for (const auto& n : *names) c.files[std::string(kDir) + "/" + n] = fs.contents(std::string(kDir) + "/" + n);
-    c.active_log = std::prev(std::find_if(c.files.rbegin(), c.files.rend(), [](const auto& f) {
-                               return f.first.ends_with(".log");
-                             }).base())->first;
+    for (const auto& n : *names)
+      c.files[std::string(kDir) + "/" + n] = fs.contents(std::string(kDir) + "/" + n);
+    c.active_log = std::prev(std::find_if(c.files.rbegin(), c.files.rend(),
+                                          [](const auto& f) { return f.first.ends_with(".log"); })
+                                 .base())
+                       ->first;
     c.last_batch_position = c.files[c.active_log].size() - c.batches.back().size();
     return c;
   }();
@@ -234,9 +236,9 @@ TEST(Recovery, RealDiskTruncationInsideTheLastBatch) {
   FileSystem& fs = posix_file_system();
   const std::string dir = scratch.path() + "/p";
   const std::size_t full = c.files.at(c.active_log).size();
-  for (std::size_t into : {std::size_t{0}, std::size_t{1}, std::size_t{11}, std::size_t{12},
-                           std::size_t{60}, std::size_t{61}, (full - c.last_batch_position) / 2,
-                           full - c.last_batch_position - 1}) {
+  for (std::size_t into :
+       {std::size_t{0}, std::size_t{1}, std::size_t{11}, std::size_t{12}, std::size_t{60},
+        std::size_t{61}, (full - c.last_batch_position) / 2, full - c.last_batch_position - 1}) {
     const std::size_t cut = c.last_batch_position + into;
     std::filesystem::remove_all(dir);
     ASSERT_TRUE(fs.create_dirs(dir).ok());

@@ -23,8 +23,7 @@ Result<StoredBatch> HeaderWindow::at(uint64_t position, uint32_t max_batch_bytes
     return Status(ErrorCode::kCorruptMessage, "batch length below the header size");
   }
   const uint64_t size = h->total_size();
-  if ( size > max_batch_bytes || position + size > end_ ||
-      h->last_offset_delta < 0) {
+  if (size > max_batch_bytes || position + size > end_ || h->last_offset_delta < 0) {
     return Status(ErrorCode::kCorruptMessage, "batch size or offset delta out of range");
   }
   return StoredBatch{h->base_offset, h->base_offset + h->last_offset_delta, size};

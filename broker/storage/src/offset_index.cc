@@ -111,8 +111,8 @@ Status OffsetIndex::persist(File& file) {
       put_u32(&chunk[i * kEntrySize], entries_[persisted_ + i].relative_offset);
       put_u32(&chunk[i * kEntrySize + 4], entries_[persisted_ + i].position);
     }
-    SPILLWAY_RETURN_IF_ERROR(write_all(file, std::span(chunk.data(), count * kEntrySize),
-                                       persisted_ * kEntrySize));
+    SPILLWAY_RETURN_IF_ERROR(
+        write_all(file, std::span(chunk.data(), count * kEntrySize), persisted_ * kEntrySize));
     persisted_ += count;
   }
   return Status::Ok();

@@ -31,7 +31,9 @@ Status read_slice(const FileSlice& slice, std::span<std::byte> out) {
   return read_exact(*slice.file, out, slice.position);
 }
 
-int64_t PartitionLog::log_start_offset() const { return segments_.front()->base_offset(); }
+int64_t PartitionLog::log_start_offset() const {
+  return segments_.front()->base_offset();
+}
 
 int64_t PartitionLog::high_watermark() const {
   return config_.flush_policy == FlushPolicy::kDurable ? durable_offset_ : next_offset_;
@@ -59,8 +61,8 @@ Status PartitionLog::read_only_error() const {
 Result<AppendResult> PartitionLog::append(std::span<std::byte> batch, int32_t leader_epoch) {
   if (closed_ || read_only()) return read_only_error();
   if (batch.size() > config_.max_batch_bytes) {
-    return Status(ErrorCode::kBatchTooLarge, "batch of " + std::to_string(batch.size()) +
-                                                 " bytes exceeds max_batch_bytes");
+    return Status(ErrorCode::kBatchTooLarge,
+                  "batch of " + std::to_string(batch.size()) + " bytes exceeds max_batch_bytes");
   }
   Result<batch::BatchHeader> header = batch::parse_header(batch);
   if (!header.ok()) return std::move(header).take_status();
@@ -91,15 +93,14 @@ Result<AppendResult> PartitionLog::append(std::span<std::byte> batch, int32_t le
 Result<FileSlice> PartitionLog::read(int64_t offset, uint64_t max_bytes) {
   const int64_t hwm = high_watermark();
   if (offset < log_start_offset() || offset > hwm) {
-    return Status(ErrorCode::kOffsetOutOfRange,
-                  "offset " + std::to_string(offset) + " outside [" +
-                      std::to_string(log_start_offset()) + ", " + std::to_string(hwm) + "]");
+    return Status(ErrorCode::kOffsetOutOfRange, "offset " + std::to_string(offset) + " outside [" +
+                                                    std::to_string(log_start_offset()) + ", " +
+                                                    std::to_string(hwm) + "]");
   }
   // The last segment whose base offset is <= offset.
-  auto it = std::upper_bound(segments_.begin(), segments_.end(), offset,
-                             [](int64_t o, const std::unique_ptr<Segment>& s) {
-                               return o < s->base_offset();
-                             });
+  auto it = std::upper_bound(
+      segments_.begin(), segments_.end(), offset,
+      [](int64_t o, const std::unique_ptr<Segment>& s) { return o < s->base_offset(); });
   Segment& seg = **(it - 1);
   Result<SegmentRange> range = seg.read(offset, max_bytes, hwm);
   if (!range.ok()) return std::move(range).take_status();
@@ -164,8 +165,7 @@ Status PartitionLog::roll(int64_t now_ms) {
   }
   durable_offset_ = next_offset_;
   unflushed_bytes_ = 0;
-  Result<std::unique_ptr<Segment>> seg =
-      Segment::create(fs_, dir_, next_offset_, config_, now_ms);
+  Result<std::unique_ptr<Segment>> seg = Segment::create(fs_, dir_, next_offset_, config_, now_ms);
   if (!seg.ok()) {
     // Leave no half-made files behind; the old segment stays active.
     (void)fs_.remove(Segment::log_path(dir_, next_offset_));

@@ -29,8 +29,7 @@ int64_t parse_segment_name(const std::string& name, std::string_view ext) {
 Result<std::unique_ptr<PartitionLog>> PartitionLog::open(FileSystem& fs, std::string dir,
                                                          LogConfig config, Clock clock) {
   SPILLWAY_RETURN_IF_ERROR(config.validate());
-  std::unique_ptr<PartitionLog> log(
-      new PartitionLog(fs, std::move(dir), config, std::move(clock)));
+  std::unique_ptr<PartitionLog> log(new PartitionLog(fs, std::move(dir), config, std::move(clock)));
   SPILLWAY_RETURN_IF_ERROR(log->recover());
   return log;
 }
@@ -65,8 +64,7 @@ Status PartitionLog::recover() {
     // Segments before the last were fsynced when they rolled, so only the
     // last one can hold a torn or unsynced tail after a crash.
     const bool last = i + 1 == bases.size();
-    const SegmentCheck check =
-        (clean || !last) ? SegmentCheck::kTrustIndex : SegmentCheck::kVerify;
+    const SegmentCheck check = (clean || !last) ? SegmentCheck::kTrustIndex : SegmentCheck::kVerify;
     Result<std::unique_ptr<Segment>> seg = Segment::open(fs_, dir_, bases[i], config_, check, now);
     if (!seg.ok()) return std::move(seg).take_status();
     if (!segments_.empty() && (*seg)->base_offset() != segments_.back()->next_offset()) {

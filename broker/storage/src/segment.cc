@@ -49,16 +49,15 @@ Result<std::unique_ptr<Segment>> Segment::create(FileSystem& fs, const std::stri
   Result<std::unique_ptr<File>> index = fs.open(index_path(dir, base_offset), true);
   if (!index.ok()) return std::move(index).take_status();
   SPILLWAY_RETURN_IF_ERROR((*index)->truncate(0));
-  std::unique_ptr<Segment> seg(new Segment(fs, dir, base_offset, config,
-                                           std::shared_ptr<File>(std::move(*log)),
-                                           std::move(*index)));
+  std::unique_ptr<Segment> seg(new Segment(
+      fs, dir, base_offset, config, std::shared_ptr<File>(std::move(*log)), std::move(*index)));
   seg->created_ms_ = now_ms;
   seg->last_write_ms_ = now_ms;
   return seg;
 }
 
-Status Segment::append(std::span<const std::byte> batch, int64_t base_offset,
-                       int64_t last_offset, int64_t now_ms) {
+Status Segment::append(std::span<const std::byte> batch, int64_t base_offset, int64_t last_offset,
+                       int64_t now_ms) {
   const uint64_t position = size_;
   Status st = write_all(*log_, batch, position);
   if (!st.ok()) {
@@ -104,8 +103,7 @@ Result<SegmentRange> Segment::read(int64_t offset, uint64_t max_bytes, int64_t e
   }
   // Jump over whole batches with the index: the furthest indexed batch start
   // within max_bytes whose batches before it all lie below end_offset.
-  const uint64_t limit =
-      max_bytes >= size_ - out.position ? size_ : out.position + max_bytes;
+  const uint64_t limit = max_bytes >= size_ - out.position ? size_ : out.position + max_bytes;
   IndexEntry jump = index_.lookup_position(limit);
   if (jump.offset > end_offset) jump = index_.lookup(end_offset);
   if (jump.position > position && jump.position <= limit) {
@@ -124,7 +122,9 @@ Result<SegmentRange> Segment::read(int64_t offset, uint64_t max_bytes, int64_t e
   return out;
 }
 
-Status Segment::persist_index() { return index_.persist(*index_file_); }
+Status Segment::persist_index() {
+  return index_.persist(*index_file_);
+}
 
 Status Segment::sync_all() {
   SPILLWAY_RETURN_IF_ERROR(log_->sync_data());

@@ -74,9 +74,8 @@ Result<std::unique_ptr<Segment>> Segment::open(FileSystem& fs, const std::string
   if (!log.ok()) return std::move(log).take_status();
   Result<std::unique_ptr<File>> index = fs.open(index_path(dir, base_offset), true);
   if (!index.ok()) return std::move(index).take_status();
-  std::unique_ptr<Segment> seg(new Segment(fs, dir, base_offset, config,
-                                           std::shared_ptr<File>(std::move(*log)),
-                                           std::move(*index)));
+  std::unique_ptr<Segment> seg(new Segment(
+      fs, dir, base_offset, config, std::shared_ptr<File>(std::move(*log)), std::move(*index)));
   Result<uint64_t> size = seg->log_->size();
   if (!size.ok()) return std::move(size).take_status();
   seg->size_ = *size;

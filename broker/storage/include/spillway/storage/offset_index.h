@@ -71,7 +71,7 @@ class OffsetIndex {
   };
   int64_t base_offset_;
   std::vector<Packed> entries_;
-  std::size_t persisted_ = 0;  // entries_[0, persisted_) are in the file
+  std::size_t persisted_ = 0;         // entries_[0, persisted_) are in the file
   bool file_has_stale_tail_ = false;  // truncate_to dropped persisted entries
 };
 

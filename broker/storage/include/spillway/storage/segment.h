@@ -22,8 +22,8 @@ namespace spillway::storage {
 
 // Where a run of whole batches sits in a segment's log file.
 struct SegmentRange {
-  uint64_t position = 0;  // file position of the first batch
-  uint64_t length = 0;    // bytes of whole batches; 0 when nothing matched
+  uint64_t position = 0;     // file position of the first batch
+  uint64_t length = 0;       // bytes of whole batches; 0 when nothing matched
   int64_t first_offset = 0;  // base offset of the first batch
   int64_t next_offset = 0;   // one past the last offset of the last batch
 };
