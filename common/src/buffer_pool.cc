@@ -85,7 +85,10 @@ thread_local PoolThreadCache t_cache;
 }
 
 BufferPool::BufferPool(Options options)
-    : options_(options), id_(g_next_pool_id.fetch_add(1, std::memory_order_relaxed)) {
+    : options_(options),
+      id_(g_next_pool_id.fetch_add(1, std::memory_order_relaxed)),
+      limited_(options.max_outstanding_bytes != std::numeric_limits<std::size_t>::max()),
+      tracked_(limited_ || options.track_outstanding) {
   static_assert(sizeof(Prefix) <= kPrefixSize);
   std::lock_guard<std::mutex> lock(g_registry_mu);
   live_next_ = g_registry_head;
@@ -110,7 +113,12 @@ BufferPool::~BufferPool() {
 }
 
 BufferPool& BufferPool::global() {
-  static BufferPool* pool = new BufferPool();  // never destroyed: threads may outlive statics
+  // Never destroyed: threads may outlive static destructors.
+  static BufferPool* pool = [] {
+    Options o;
+    o.track_outstanding = false;
+    return new BufferPool(o);
+  }();
   return *pool;
 }
 
@@ -118,8 +126,8 @@ std::span<std::byte> BufferPool::rent(std::size_t min_size) noexcept {
   const std::size_t cls = class_for(min_size);
   if (cls == kNumClasses) return {};
   const std::size_t size = kClassSizes[cls];
-  if (options_.max_outstanding_bytes == std::numeric_limits<std::size_t>::max()) {
-    outstanding_.fetch_add(size, std::memory_order_relaxed);
+  if (!limited_) {
+    if (tracked_) outstanding_.fetch_add(size, std::memory_order_relaxed);
   } else {
     std::size_t cur = outstanding_.load(std::memory_order_relaxed);
     do {
@@ -136,7 +144,7 @@ std::span<std::byte> BufferPool::rent(std::size_t min_size) noexcept {
   if (!data) {
     void* raw = ::operator new(kPrefixSize + size, kAlign, std::nothrow);
     if (!raw) {
-      outstanding_.fetch_sub(size, std::memory_order_relaxed);
+      if (tracked_) outstanding_.fetch_sub(size, std::memory_order_relaxed);
       return {};
     }
     data = static_cast<std::byte*>(raw) + kPrefixSize;
@@ -157,7 +165,7 @@ void BufferPool::give_back(std::byte* data) noexcept {
   }
   p->rented = 0;
   const std::size_t cls = p->cls;
-  outstanding_.fetch_sub(kClassSizes[cls], std::memory_order_relaxed);
+  if (tracked_) outstanding_.fetch_sub(kClassSizes[cls], std::memory_order_relaxed);
   PoolThreadCache& tc = t_cache;
   tc.bind(this, id_);
   if (tc.count[cls] < kThreadCacheSlots[cls]) {

@@ -12,15 +12,11 @@ WriteBuffer::WriteBuffer(WriteBuffer&& other) noexcept
       end_(other.end_),
       scratch_(other.scratch_),
       table_(other.table_),
-      pool_(other.pool_),
-      done_(other.done_),
-      scratch_size_(other.scratch_size_) {
+      pool_(other.pool_) {
   // The scratch now belongs to this buffer; the moved-from one has none.
   other.cur_ = other.end_ = nullptr;
   other.scratch_ = {nullptr, 0};
-  other.scratch_size_ = 0;
   other.table_ = nullptr;
-  other.done_ = 0;
 }
 
 WriteBuffer& WriteBuffer::operator=(WriteBuffer&& other) noexcept {
@@ -34,26 +30,27 @@ WriteBuffer& WriteBuffer::operator=(WriteBuffer&& other) noexcept {
 Status WriteBuffer::spill(std::size_t min_size) noexcept {
   const std::size_t growth_class = table_ ? table_->next_class : 0;
   const std::size_t want = std::max(min_size, BufferPool::kClassSizes[growth_class]);
-  std::span<std::byte> seg = pool_->rent(want);
+  BufferPool& pool = this->pool();
+  std::span<std::byte> seg = pool.rent(want);
   if (seg.empty()) {
     return Status(ErrorCode::kResourceExhausted, "buffer pool refused a segment");
   }
   if (!table_) {
-    std::span<std::byte> t = pool_->rent(kTableBytes);
+    std::span<std::byte> t = pool.rent(kTableBytes);
     if (t.empty()) {
-      pool_->give_back(seg.data());
+      pool.give_back(seg.data());
       return Status(ErrorCode::kResourceExhausted, "buffer pool refused a segment table");
     }
     const auto capacity = static_cast<uint32_t>((t.size() - sizeof(Table)) / sizeof(iovec));
-    table_ = new (t.data()) Table{1, capacity, 0, 0};
+    table_ = new (t.data()) Table{1, capacity, 0, 0, 0, end_};
     table_->chunks()[0] = {scratch_begin(), static_cast<std::size_t>(cur_ - scratch_begin())};
   } else if (table_->count == table_->capacity) {
-    pool_->give_back(seg.data());
+    pool.give_back(seg.data());
     return Status(ErrorCode::kResourceExhausted, "write buffer segment table is full");
   } else {
     sync_current();
   }
-  done_ += table_->chunks()[table_->count - 1].iov_len;
+  table_->done += table_->chunks()[table_->count - 1].iov_len;
   table_->chunks()[table_->count++] = {seg.data(), 0};
   table_->next_class = static_cast<uint32_t>(
       std::min(BufferPool::class_for(seg.size()) + 1, BufferPool::kNumClasses - 1));
@@ -122,7 +119,7 @@ void WriteBuffer::overwrite(uint64_t offset, std::span<const std::byte> bytes) n
 }
 
 WriteBuffer::Mark WriteBuffer::mark() const noexcept {
-  return {cur_, end_, done_, table_ ? table_->count : 0};
+  return {cur_, end_, table_ ? table_->done : 0, table_ ? table_->count : 0};
 }
 
 void WriteBuffer::rewind(const Mark& m) noexcept {
@@ -132,22 +129,23 @@ void WriteBuffer::rewind(const Mark& m) noexcept {
     } else {
       iovec* c = table_->chunks();
       for (uint32_t i = table_->count; i > m.chunks; --i) {
-        pool_->give_back(static_cast<std::byte*>(c[i - 1].iov_base));
+        pool().give_back(static_cast<std::byte*>(c[i - 1].iov_base));
       }
       table_->count = m.chunks;
+      table_->done = m.done;
     }
   }
   cur_ = m.cur;
   end_ = m.end;
-  done_ = m.done;
 }
 
 void WriteBuffer::release_segments() noexcept {
   const iovec* c = table_->chunks();
   for (uint32_t i = 1; i < table_->count; ++i) {
-    pool_->give_back(static_cast<std::byte*>(c[i].iov_base));
+    pool().give_back(static_cast<std::byte*>(c[i].iov_base));
   }
-  pool_->give_back(reinterpret_cast<std::byte*>(table_));
+  end_ = table_->scratch_end;
+  pool().give_back(reinterpret_cast<std::byte*>(table_));
   table_ = nullptr;
 }
 

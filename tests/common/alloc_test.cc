@@ -78,7 +78,14 @@ TEST_P(PartitionKeys, AllocatesNothing) {
   EXPECT_EQ(count_steady_state([&](int i) {
               key[0] = static_cast<std::byte>(i);
               sink += KeyPartitioner::partition(key, 64);
-              auto p = kp.partition_prefixed(prefix, key, 64);
+              sink += KeyPartitioner::partition_prefixed(prefix, key, 64);
+              // Staged through the stack (<= 256 bytes) or the pool (above).
+              auto p = kp.partition_staged(
+                  key.size(),
+                  [&](std::span<std::byte> out) {
+                    for (std::size_t j = 0; j < key.size(); ++j) out[j] = key[j] | std::byte{0x20};
+                  },
+                  64);
               if (!p.ok()) return false;
               sink += *p;
               return true;

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,42 +42,80 @@ TEST(KeyPartitioner, KafkaFormula) {
   EXPECT_EQ(KeyPartitioner::partition(sv("kafka"), 7), static_cast<int32_t>(0x5067cf64u % 7));
 }
 
-TEST(KeyPartitioner, StagedEqualsInPlaceAcrossTheStackLimit) {
+TEST(Murmur2, PiecesEqualTheJoinedBytes) {
+  const std::string all = "abcdefghijklmnopq";
+  for (std::size_t len = 0; len <= all.size(); ++len) {
+    const std::string_view s(all.data(), len);
+    for (std::size_t i = 0; i <= len; ++i) {
+      for (std::size_t j = i; j <= len; ++j) {
+        const std::span<const std::byte> pieces[] = {sv(s.substr(0, i)), sv(s.substr(i, j - i)),
+                                                     sv(s.substr(j))};
+        ASSERT_EQ(murmur2(pieces), murmur2(sv(s))) << len << " " << i << " " << j;
+      }
+    }
+  }
+}
+
+std::string make_key(std::size_t len) {
+  std::string key(len, 'k');
+  for (std::size_t i = 0; i < len; ++i) key[i] = static_cast<char>('a' + (i * 31) % 26);
+  return key;
+}
+
+TEST(KeyPartitioner, PrefixedAndStagedEqualInPlaceAcrossTheStackLimit) {
   BufferPool pool;
   KeyPartitioner kp(pool);
   for (std::size_t len :
-       {std::size_t{0}, std::size_t{1}, std::size_t{64}, std::size_t{255}, std::size_t{256},
-        std::size_t{257}, std::size_t{1024}, std::size_t{100000}}) {
-    std::string topic = "orders/";
-    std::string key(len, 'k');
-    for (std::size_t i = 0; i < len; ++i) key[i] = static_cast<char>('a' + (i * 31) % 26);
+       {std::size_t{0}, std::size_t{1}, std::size_t{64}, std::size_t{248}, std::size_t{249},
+        std::size_t{256}, std::size_t{257}, std::size_t{1024}, std::size_t{100000}}) {
+    const std::string topic = "orders/";
+    const std::string key = make_key(len);
     const std::string joined = topic + key;
-    auto p = kp.partition_prefixed(sv(topic), sv(key), 48);
-    ASSERT_TRUE(p.ok()) << len;
-    EXPECT_EQ(*p, KeyPartitioner::partition(sv(joined), 48)) << len;
+    const int32_t want = KeyPartitioner::partition(sv(joined), 48);
+    EXPECT_EQ(KeyPartitioner::partition_prefixed(sv(topic), sv(key), 48), want) << len;
+    // Staging with a transform: upper-case the key, compare with the same
+    // transform done outside.
+    std::string upper = joined;
+    for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    auto staged = kp.partition_staged(
+        joined.size(),
+        [&](std::span<std::byte> out) {
+          for (std::size_t i = 0; i < joined.size(); ++i) {
+            out[i] = static_cast<std::byte>(std::toupper(static_cast<unsigned char>(joined[i])));
+          }
+        },
+        48);
+    ASSERT_TRUE(staged.ok()) << len;
+    EXPECT_EQ(*staged, KeyPartitioner::partition(sv(upper), 48)) << len;
     EXPECT_EQ(pool.outstanding_bytes(), 0u);
   }
 }
 
-TEST(KeyPartitioner, StagingDoesNotZeroAndUsesThePoolAboveTheLimit) {
+TEST(KeyPartitioner, StagingUsesTheStackUpTo256BytesAndThePoolAbove) {
   BufferPool::Options o;
   o.max_outstanding_bytes = 0;  // any pooled staging fails
   BufferPool pool(o);
   KeyPartitioner kp(pool);
+  auto copy_of = [](const std::string& k) {
+    return [&k](std::span<std::byte> out) { std::memcpy(out.data(), k.data(), k.size()); };
+  };
   std::string key(256, 'x');
-  EXPECT_TRUE(kp.partition_prefixed({}, sv(key), 10).ok());  // stack
+  EXPECT_TRUE(kp.partition_staged(key.size(), copy_of(key), 10).ok());  // stack
   key.push_back('y');
-  EXPECT_EQ(kp.partition_prefixed({}, sv(key), 10).status().code(),
+  EXPECT_EQ(kp.partition_staged(key.size(), copy_of(key), 10).status().code(),
             ErrorCode::kResourceExhausted);  // 257 bytes: needs the pool
-  // The staging span reaches fill() uninitialised: the pool hands back what
-  // was there before.
-  BufferPool pool2;
-  auto b = pool2.rent(1000);
+}
+
+TEST(KeyPartitioner, StagingDoesNotZero) {
+  // The staging span reaches fill() as it was: the pool hands back what
+  // its last user left.
+  BufferPool pool;
+  auto b = pool.rent(1000);
   std::memset(b.data(), 0xEE, b.size());
-  pool2.give_back(b.data());
-  KeyPartitioner kp2(pool2);
+  pool.give_back(b.data());
+  KeyPartitioner kp(pool);
   bool saw_old_bytes = false;
-  auto r = kp2.partition_staged(
+  auto r = kp.partition_staged(
       1000,
       [&](std::span<std::byte> s) {
         saw_old_bytes = s[999] == std::byte{0xEE};

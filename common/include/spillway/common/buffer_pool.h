@@ -38,6 +38,10 @@ class BufferPool {
   struct Options {
     // Rents fail once this many bytes are out (rented and not returned).
     std::size_t max_outstanding_bytes = std::numeric_limits<std::size_t>::max();
+    // Keep outstanding_bytes() up to date (an atomic add per rent and
+    // return). Always on when max_outstanding_bytes is set; the global pool
+    // runs without it.
+    bool track_outstanding = true;
     // Free bytes the shared lists keep; returns beyond it go to the heap.
     std::size_t max_retained_bytes = 64u << 20;
 #ifdef NDEBUG
@@ -69,7 +73,7 @@ class BufferPool {
   // Takes back a buffer that rent() on this pool handed out (its data()).
   void give_back(std::byte* data) noexcept;
 
-  // Bytes rented and not yet returned.
+  // Bytes rented and not yet returned; 0 if the pool does not track them.
   std::size_t outstanding_bytes() const noexcept {
     return outstanding_.load(std::memory_order_relaxed);
   }
@@ -96,7 +100,9 @@ class BufferPool {
   [[noreturn]] void bad_return(const char* what) const noexcept;
 
   const Options options_;
-  const uint64_t id_;  // never reused, so a thread cache can tell pools apart
+  const uint64_t id_;
+  const bool limited_;
+  const bool tracked_;  // never reused, so a thread cache can tell pools apart
   std::atomic<std::size_t> outstanding_{0};
   mutable std::mutex mu_;
   std::array<std::byte*, kNumClasses> shared_{};  // intrusive lists via Prefix::next

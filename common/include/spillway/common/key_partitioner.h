@@ -3,9 +3,11 @@
 //   partition = (murmur2(key) & 0x7fffffff) % partitions
 // with Kafka's murmur2 (seed 0x9747b28c).
 //
-// When a key must be staged first (normalised, prefixed with the topic), the
-// bytes go into a stack buffer up to kStackStagingBytes and a pooled buffer
-// above: never zeroed, never a fresh heap allocation.
+// A key made of pieces (the topic as a prefix, then the key) is hashed piece
+// by piece, with no copy at all. When a key must be staged because its bytes
+// change (normalising), they go into a stack buffer up to
+// kStackStagingBytes and a pooled buffer above: never zeroed, never a fresh
+// heap allocation.
 #pragma once
 
 #include <array>
@@ -21,6 +23,8 @@ namespace spillway {
 
 // Kafka's murmur2 (org.apache.kafka.common.utils.Utils.murmur2) of `data`.
 uint32_t murmur2(std::span<const std::byte> data) noexcept;
+// murmur2 of the concatenation of `pieces`, computed without joining them.
+uint32_t murmur2(std::span<const std::span<const std::byte>> pieces) noexcept;
 
 // Kafka's partition for a hash. Precondition: partitions > 0.
 inline int32_t partition_for_hash(uint32_t hash, int32_t partitions) noexcept {
@@ -64,16 +68,12 @@ class KeyPartitioner {
     return p;
   }
 
-  // Partition of `prefix` followed by `key` (e.g. a topic-scoped key).
-  Result<int32_t> partition_prefixed(std::span<const std::byte> prefix,
-                                     std::span<const std::byte> key, int32_t partitions) noexcept {
-    return partition_staged(
-        prefix.size() + key.size(),
-        [&](std::span<std::byte> out) {
-          if (!prefix.empty()) std::memcpy(out.data(), prefix.data(), prefix.size());
-          if (!key.empty()) std::memcpy(out.data() + prefix.size(), key.data(), key.size());
-        },
-        partitions);
+  // Partition of `prefix` followed by `key` (e.g. a topic-scoped key),
+  // hashed in place without joining them. Precondition: partitions > 0.
+  static int32_t partition_prefixed(std::span<const std::byte> prefix,
+                                    std::span<const std::byte> key, int32_t partitions) noexcept {
+    const std::span<const std::byte> pieces[] = {prefix, key};
+    return partition_for_hash(murmur2(pieces), partitions);
   }
 
  private:

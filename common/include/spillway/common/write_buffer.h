@@ -37,18 +37,20 @@ class WriteBuffer {
   // chunks (scratch included) it can describe.
   static constexpr std::size_t kTableBytes = 4096;
 
-  // `scratch` (at most 4 GiB) must outlive this buffer; it may be empty.
-  // `pool` must outlive it too.
-  explicit WriteBuffer(std::span<std::byte> scratch,
-                       BufferPool& pool = BufferPool::global()) noexcept
-      : cur_(scratch.data()),
-        end_(scratch.data() + scratch.size()),
-        scratch_{scratch.data(), 0},
-        pool_(&pool),
-        scratch_size_(static_cast<uint32_t>(scratch.size())) {
-    assert(scratch.size() <= UINT32_MAX);
+  // `scratch` must outlive this buffer; it may be empty.
+  // Spills go to `pool`, which must outlive the buffer too; without one, to
+  // BufferPool::global() (looked up only when spilling, so construction is
+  // a handful of stores).
+  explicit WriteBuffer(std::span<std::byte> scratch) noexcept
+      : cur_(scratch.data()), end_(scratch.data() + scratch.size()) {
+    scratch_.iov_base = scratch.data();  // iov_len is set by segments() only
   }
-  ~WriteBuffer() { release(); }
+  WriteBuffer(std::span<std::byte> scratch, BufferPool& pool) noexcept : WriteBuffer(scratch) {
+    pool_ = &pool;
+  }
+  ~WriteBuffer() {
+    if (table_) release_segments();
+  }
   WriteBuffer(const WriteBuffer&) = delete;
   WriteBuffer& operator=(const WriteBuffer&) = delete;
   WriteBuffer(WriteBuffer&& other) noexcept;
@@ -56,7 +58,8 @@ class WriteBuffer {
 
   // Bytes written so far (a running total; O(1)).
   uint64_t bytes_written() const noexcept {
-    return done_ + static_cast<uint64_t>(cur_ - chunk_begin());
+    return table_ ? table_->done + static_cast<uint64_t>(cur_ - chunk_begin())
+                  : static_cast<uint64_t>(cur_ - scratch_begin());
   }
   // True iff the bytes live in pooled segments, not only in the scratch.
   bool spilled() const noexcept { return table_ != nullptr; }
@@ -167,18 +170,20 @@ class WriteBuffer {
   // Returns every segment and the table to the pool; the buffer is empty and
   // writes into its scratch again.
   void release() noexcept {
-    if (table_) release_segments();
+    if (table_) release_segments();  // also puts end_ back at the scratch end
     cur_ = scratch_begin();
-    end_ = cur_ + scratch_size_;
-    done_ = 0;
   }
 
  private:
+  // Lives at the start of a pooled block, followed by the iovec array. What
+  // only a spilled buffer needs is kept here, not in the object.
   struct Table {
     uint32_t count;     // chunks in use, the scratch included as chunk 0
     uint32_t capacity;  // chunks the table can hold
     uint32_t next_class;
     uint32_t unused;
+    uint64_t done;           // bytes in chunks before the current one
+    std::byte* scratch_end;  // end_ to restore on release
     iovec* chunks() noexcept { return reinterpret_cast<iovec*>(this + 1); }
     const iovec* chunks() const noexcept { return reinterpret_cast<const iovec*>(this + 1); }
   };
@@ -187,6 +192,7 @@ class WriteBuffer {
     return table_ ? static_cast<std::byte*>(table_->chunks()[table_->count - 1].iov_base)
                   : scratch_begin();
   }
+  BufferPool& pool() const noexcept { return pool_ ? *pool_ : BufferPool::global(); }
   std::byte* scratch_begin() const noexcept { return static_cast<std::byte*>(scratch_.iov_base); }
   // Makes the current chunk's length in the table current.
   void sync_current() const noexcept {
@@ -202,13 +208,11 @@ class WriteBuffer {
 
   std::byte* cur_;  // next byte to write
   std::byte* end_;  // end of the current chunk
-  // The scratch; iov_len is refreshed only by segments(), which hands out a
-  // view of this very iovec when nothing spilled.
+  // The scratch start; iov_len is refreshed by segments(), which hands out
+  // this very iovec when nothing spilled.
   iovec scratch_;
-  Table* table_ = nullptr;  // rented on the first spill
-  BufferPool* pool_;
-  uint64_t done_ = 0;  // bytes in chunks before the current one
-  uint32_t scratch_size_;
+  Table* table_ = nullptr;      // rented on the first spill
+  BufferPool* pool_ = nullptr;  // null: BufferPool::global()
 };
 
 static_assert(sizeof(WriteBuffer) <= 64, "WriteBuffer must stay small (design note 2)");
