@@ -38,6 +38,7 @@ class MemoryFile final : public File {
     if (offset >= node_->data.size()) return std::size_t{0};
     const std::size_t n = std::min<uint64_t>(out.size(), node_->data.size() - offset);
     std::copy_n(node_->data.begin() + static_cast<std::ptrdiff_t>(offset), n, out.begin());
+    fs_.bytes_read_ += n;
     return n;
   }
 
@@ -170,6 +171,11 @@ void MemoryFileSystem::simulate_power_loss() {
       ++it;
     }
   }
+}
+
+uint64_t MemoryFileSystem::bytes_read() {
+  std::lock_guard lock(mu_);
+  return bytes_read_;
 }
 
 uint64_t MemoryFileSystem::sync_count() {

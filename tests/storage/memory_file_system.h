@@ -58,6 +58,8 @@ class MemoryFileSystem final : public FileSystem {
   void simulate_power_loss();
   // How many sync_data calls succeeded.
   uint64_t sync_count();
+  // How many bytes read_at has returned, over all files.
+  uint64_t bytes_read();
 
   struct Node {
     std::vector<std::byte> data;
@@ -72,6 +74,7 @@ class MemoryFileSystem final : public FileSystem {
   Faults faults_;
   std::map<std::string, std::shared_ptr<Node>> files_;
   uint64_t sync_count_ = 0;
+  uint64_t bytes_read_ = 0;
   int64_t clock_ = 1;
 };
 

@@ -190,6 +190,36 @@ TEST(Recovery, CorruptSealedIndexIsRebuilt) {
   expect_recovered_to(fs, *log, c.batches.size(), "corrupt index");
 }
 
+TEST(Recovery, CleanShutdownMarkerSkipsTheScan) {
+  MemoryFileSystem fs;
+  LogConfig big = config();
+  big.segment_bytes = 1 << 20;
+  uint64_t log_bytes = 0;
+  {
+    auto log = PartitionLog::open(fs, kDir, big);
+    ASSERT_TRUE(log.ok());
+    for (int i = 0; i < 200; ++i) {
+      Bytes b = make_batch(2, 1000, i);
+      ASSERT_TRUE((*log)->append(b).ok());
+    }
+    log_bytes = (*log)->size_bytes();
+    ASSERT_TRUE((*log)->close().ok());
+  }
+  uint64_t before = fs.bytes_read();
+  {
+    auto log = PartitionLog::open(fs, kDir, big);
+    ASSERT_TRUE(log.ok());
+    EXPECT_EQ((*log)->log_end_offset(), 400);
+    // The index and a few headers past its last entry, not the log.
+    EXPECT_LT(fs.bytes_read() - before, log_bytes / 20);
+  }  // destroyed without close(): a crash
+  before = fs.bytes_read();
+  auto log = PartitionLog::open(fs, kDir, big);
+  ASSERT_TRUE(log.ok());
+  EXPECT_EQ((*log)->log_end_offset(), 400);
+  EXPECT_GE(fs.bytes_read() - before, log_bytes);  // every batch verified
+}
+
 TEST(Recovery, TornTailAfterACleanShutdownMarkerIsStillCut) {
   const CrashedLog& c = crashed_log();
   MemoryFileSystem fs;
