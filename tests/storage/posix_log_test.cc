@@ -1,0 +1,54 @@
+// The log on the real file system: a FileSlice's bytes leave through
+// sendfile(2) from its descriptor, unchanged and without a user-space copy.
+#include <fcntl.h>
+#include <sys/sendfile.h>
+#include <unistd.h>
+
+#include "log_testing.h"
+#include "spillway/storage/partition_log.h"
+
+namespace spillway::storage {
+namespace {
+
+using testing::Bytes;
+
+TEST(PosixLog, SlicesCanBeSentWithSendfile) {
+  testing::ScratchDir scratch;
+  LogConfig config;
+  config.segment_bytes = 16 * 1024;
+  auto log = PartitionLog::open(posix_file_system(), scratch.path() + "/p", config);
+  ASSERT_TRUE(log.ok()) << log.status().to_string();
+  Bytes expected;
+  for (int i = 0; i < 40; ++i) {
+    Bytes b = testing::make_batch(3, 700, i);
+    ASSERT_TRUE((*log)->append(b).ok());
+    expected.insert(expected.end(), b.begin(), b.end());
+  }
+  ASSERT_GT((*log)->segment_count(), 2u);
+  const std::string out_path = scratch.path() + "/out";
+  const int out = ::open(out_path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  ASSERT_GE(out, 0);
+  int64_t offset = 0;
+  while (offset < (*log)->high_watermark()) {
+    Result<FileSlice> slice = (*log)->read(offset, 5000);
+    ASSERT_TRUE(slice.ok());
+    ASSERT_FALSE(slice->empty());
+    const int fd = slice->file->native_handle();
+    ASSERT_GE(fd, 0);
+    off_t pos = static_cast<off_t>(slice->position);
+    uint64_t left = slice->length;
+    while (left > 0) {
+      const ssize_t n = ::sendfile(out, fd, &pos, left);
+      ASSERT_GT(n, 0);
+      left -= static_cast<uint64_t>(n);
+    }
+    offset = slice->next_offset;
+  }
+  Bytes sent(expected.size());
+  ASSERT_EQ(::pread(out, sent.data(), sent.size(), 0), static_cast<ssize_t>(sent.size()));
+  ::close(out);
+  EXPECT_TRUE(sent == expected);
+}
+
+}  // namespace
+}  // namespace spillway::storage
