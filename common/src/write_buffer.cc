@@ -8,15 +8,11 @@
 namespace spillway {
 
 WriteBuffer::WriteBuffer(WriteBuffer&& other) noexcept
-    : cur_(other.cur_),
-      end_(other.end_),
-      scratch_(other.scratch_),
-      table_(other.table_),
-      pool_(other.pool_) {
+    : cur_(other.cur_), end_(other.end_), owner_(other.owner_), scratch_(other.scratch_) {
   // The scratch now belongs to this buffer; the moved-from one has none.
   other.cur_ = other.end_ = nullptr;
   other.scratch_ = {nullptr, 0};
-  other.table_ = nullptr;
+  other.owner_ = 0;
 }
 
 WriteBuffer& WriteBuffer::operator=(WriteBuffer&& other) noexcept {
@@ -28,31 +24,32 @@ WriteBuffer& WriteBuffer::operator=(WriteBuffer&& other) noexcept {
 }
 
 Status WriteBuffer::spill(std::size_t min_size) noexcept {
-  const std::size_t growth_class = table_ ? table_->next_class : 0;
+  const std::size_t growth_class = table() ? table()->next_class : 0;
   const std::size_t want = std::max(min_size, BufferPool::kClassSizes[growth_class]);
   BufferPool& pool = this->pool();
   std::span<std::byte> seg = pool.rent(want);
   if (seg.empty()) {
     return Status(ErrorCode::kResourceExhausted, "buffer pool refused a segment");
   }
-  if (!table_) {
+  if (!table()) {
     std::span<std::byte> t = pool.rent(kTableBytes);
     if (t.empty()) {
       pool.give_back(seg.data());
       return Status(ErrorCode::kResourceExhausted, "buffer pool refused a segment table");
     }
     const auto capacity = static_cast<uint32_t>((t.size() - sizeof(Table)) / sizeof(iovec));
-    table_ = new (t.data()) Table{1, capacity, 0, 0, 0, end_};
-    table_->chunks()[0] = {scratch_begin(), static_cast<std::size_t>(cur_ - scratch_begin())};
-  } else if (table_->count == table_->capacity) {
+    Table* fresh = new (t.data()) Table{1, capacity, 0, 0, 0, end_, own_pool()};
+    owner_ = reinterpret_cast<uintptr_t>(fresh) | 1;
+    table()->chunks()[0] = {scratch_begin(), static_cast<std::size_t>(cur_ - scratch_begin())};
+  } else if (table()->count == table()->capacity) {
     pool.give_back(seg.data());
     return Status(ErrorCode::kResourceExhausted, "write buffer segment table is full");
   } else {
     sync_current();
   }
-  table_->done += table_->chunks()[table_->count - 1].iov_len;
-  table_->chunks()[table_->count++] = {seg.data(), 0};
-  table_->next_class = static_cast<uint32_t>(
+  table()->done += table()->chunks()[table()->count - 1].iov_len;
+  table()->chunks()[table()->count++] = {seg.data(), 0};
+  table()->next_class = static_cast<uint32_t>(
       std::min(BufferPool::class_for(seg.size()) + 1, BufferPool::kNumClasses - 1));
   cur_ = seg.data();
   end_ = seg.data() + seg.size();
@@ -97,14 +94,14 @@ std::size_t WriteBuffer::copy_to_slow(std::span<std::byte> out) const noexcept {
 }
 
 std::span<const iovec> WriteBuffer::segments() noexcept {
-  if (!table_) {
+  if (!table()) {
     scratch_.iov_len = static_cast<std::size_t>(cur_ - scratch_begin());
     return scratch_.iov_len ? std::span<const iovec>(&scratch_, 1) : std::span<const iovec>();
   }
   sync_current();
-  const iovec* c = table_->chunks();
+  const iovec* c = table()->chunks();
   const std::size_t skip = c[0].iov_len == 0 ? 1 : 0;
-  return {c + skip, table_->count - skip};
+  return {c + skip, table()->count - skip};
 }
 
 void WriteBuffer::overwrite(uint64_t offset, std::span<const std::byte> bytes) noexcept {
@@ -119,20 +116,20 @@ void WriteBuffer::overwrite(uint64_t offset, std::span<const std::byte> bytes) n
 }
 
 WriteBuffer::Mark WriteBuffer::mark() const noexcept {
-  return {cur_, end_, table_ ? table_->done : 0, table_ ? table_->count : 0};
+  return {cur_, end_, table() ? table()->done : 0, table() ? table()->count : 0};
 }
 
 void WriteBuffer::rewind(const Mark& m) noexcept {
-  if (table_) {
+  if (table()) {
     if (m.chunks == 0) {
       release_segments();
     } else {
-      iovec* c = table_->chunks();
-      for (uint32_t i = table_->count; i > m.chunks; --i) {
+      iovec* c = table()->chunks();
+      for (uint32_t i = table()->count; i > m.chunks; --i) {
         pool().give_back(static_cast<std::byte*>(c[i - 1].iov_base));
       }
-      table_->count = m.chunks;
-      table_->done = m.done;
+      table()->count = m.chunks;
+      table()->done = m.done;
     }
   }
   cur_ = m.cur;
@@ -140,13 +137,15 @@ void WriteBuffer::rewind(const Mark& m) noexcept {
 }
 
 void WriteBuffer::release_segments() noexcept {
-  const iovec* c = table_->chunks();
-  for (uint32_t i = 1; i < table_->count; ++i) {
+  const iovec* c = table()->chunks();
+  for (uint32_t i = 1; i < table()->count; ++i) {
     pool().give_back(static_cast<std::byte*>(c[i].iov_base));
   }
-  end_ = table_->scratch_end;
-  pool().give_back(reinterpret_cast<std::byte*>(table_));
-  table_ = nullptr;
+  end_ = table()->scratch_end;
+  BufferPool& pool = this->pool();
+  Table* t = table();
+  owner_ = reinterpret_cast<uintptr_t>(t->pool);
+  pool.give_back(reinterpret_cast<std::byte*>(t));
 }
 
 }  // namespace spillway

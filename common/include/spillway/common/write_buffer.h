@@ -46,10 +46,10 @@ class WriteBuffer {
     scratch_.iov_base = scratch.data();  // iov_len is set by segments() only
   }
   WriteBuffer(std::span<std::byte> scratch, BufferPool& pool) noexcept : WriteBuffer(scratch) {
-    pool_ = &pool;
+    owner_ = reinterpret_cast<uintptr_t>(&pool);
   }
   ~WriteBuffer() {
-    if (table_) release_segments();
+    if (owner_ & 1) release_segments();
   }
   WriteBuffer(const WriteBuffer&) = delete;
   WriteBuffer& operator=(const WriteBuffer&) = delete;
@@ -58,11 +58,11 @@ class WriteBuffer {
 
   // Bytes written so far (a running total; O(1)).
   uint64_t bytes_written() const noexcept {
-    return table_ ? table_->done + static_cast<uint64_t>(cur_ - chunk_begin())
-                  : static_cast<uint64_t>(cur_ - scratch_begin());
+    return table() ? table()->done + static_cast<uint64_t>(cur_ - chunk_begin())
+                   : static_cast<uint64_t>(cur_ - scratch_begin());
   }
   // True iff the bytes live in pooled segments, not only in the scratch.
-  bool spilled() const noexcept { return table_ != nullptr; }
+  bool spilled() const noexcept { return (owner_ & 1) != 0; }
 
   // A writable span of at least `n` contiguous bytes at the end of the
   // written data (it may be longer); commit what you fill with advance().
@@ -125,7 +125,7 @@ class WriteBuffer {
   // Precondition: out.size() >= bytes_written(). One memcpy when nothing
   // spilled.
   std::size_t copy_to(std::span<std::byte> out) const noexcept {
-    if (!table_) {
+    if (!table()) {
       std::size_t n = static_cast<std::size_t>(cur_ - scratch_begin());
       assert(out.size() >= n);
       if (n) std::memcpy(out.data(), scratch_begin(), n);
@@ -136,8 +136,8 @@ class WriteBuffer {
 
   // The written bytes as one span iff nothing spilled; empty otherwise.
   std::span<const std::byte> contiguous() const noexcept {
-    return table_ ? std::span<const std::byte>()
-                  : std::span<const std::byte>(scratch_begin(), cur_);
+    return table() ? std::span<const std::byte>()
+                   : std::span<const std::byte>(scratch_begin(), cur_);
   }
 
   // The written bytes as an iovec array (scratch first, then segments; an
@@ -170,7 +170,7 @@ class WriteBuffer {
   // Returns every segment and the table to the pool; the buffer is empty and
   // writes into its scratch again.
   void release() noexcept {
-    if (table_) release_segments();  // also puts end_ back at the scratch end
+    if (owner_ & 1) release_segments();  // also puts end_ back at the scratch end
     cur_ = scratch_begin();
   }
 
@@ -184,19 +184,29 @@ class WriteBuffer {
     uint32_t unused;
     uint64_t done;           // bytes in chunks before the current one
     std::byte* scratch_end;  // end_ to restore on release
+    BufferPool* pool;        // the buffer's pool; null = BufferPool::global()
     iovec* chunks() noexcept { return reinterpret_cast<iovec*>(this + 1); }
     const iovec* chunks() const noexcept { return reinterpret_cast<const iovec*>(this + 1); }
   };
 
   std::byte* chunk_begin() const noexcept {
-    return table_ ? static_cast<std::byte*>(table_->chunks()[table_->count - 1].iov_base)
-                  : scratch_begin();
+    return table() ? static_cast<std::byte*>(table()->chunks()[table()->count - 1].iov_base)
+                   : scratch_begin();
   }
-  BufferPool& pool() const noexcept { return pool_ ? *pool_ : BufferPool::global(); }
+  Table* table() const noexcept {
+    return (owner_ & 1) ? reinterpret_cast<Table*>(owner_ - 1) : nullptr;
+  }
+  BufferPool* own_pool() const noexcept {
+    return (owner_ & 1) ? table()->pool : reinterpret_cast<BufferPool*>(owner_);
+  }
+  BufferPool& pool() const noexcept {
+    BufferPool* p = own_pool();
+    return p ? *p : BufferPool::global();
+  }
   std::byte* scratch_begin() const noexcept { return static_cast<std::byte*>(scratch_.iov_base); }
   // Makes the current chunk's length in the table current.
   void sync_current() const noexcept {
-    iovec& last = table_->chunks()[table_->count - 1];
+    iovec& last = table()->chunks()[table()->count - 1];
     last.iov_len = static_cast<std::size_t>(cur_ - static_cast<std::byte*>(last.iov_base));
   }
   // Rents a segment of at least `min_size` bytes and makes it current.
@@ -208,25 +218,28 @@ class WriteBuffer {
 
   std::byte* cur_;  // next byte to write
   std::byte* end_;  // end of the current chunk
+  // One word for what only matters off the fast path: before the first
+  // spill, the pool (0 = BufferPool::global()); after it, the address of
+  // the pooled Table (which then records the pool) with the low bit set.
+  // Keeping both in one field saves a store on every construction.
+  uintptr_t owner_ = 0;
   // The scratch start; iov_len is refreshed by segments(), which hands out
   // this very iovec when nothing spilled.
   iovec scratch_;
-  Table* table_ = nullptr;      // rented on the first spill
-  BufferPool* pool_ = nullptr;  // null: BufferPool::global()
 };
 
 static_assert(sizeof(WriteBuffer) <= 64, "WriteBuffer must stay small (design note 2)");
 
 template <typename Fn>
 void WriteBuffer::for_each_piece(uint64_t offset, Fn&& fn) const noexcept {
-  if (!table_) {
+  if (!table()) {
     std::size_t n = static_cast<std::size_t>(cur_ - scratch_begin());
     if (offset < n) fn(std::span<const std::byte>(scratch_begin() + offset, n - offset));
     return;
   }
   sync_current();
-  const iovec* c = table_->chunks();
-  for (uint32_t i = 0; i < table_->count; ++i) {
+  const iovec* c = table()->chunks();
+  for (uint32_t i = 0; i < table()->count; ++i) {
     if (offset >= c[i].iov_len) {
       offset -= c[i].iov_len;
       continue;
