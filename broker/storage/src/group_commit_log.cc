@@ -13,21 +13,24 @@ Result<AppendResult> GroupCommitLog::append(std::span<std::byte> batch, int32_t 
     if (failed_syncs_ != failures_before || log_.read_only()) {
       return Status(ErrorCode::kReadOnly, "fdatasync failed; batch not acknowledged");
     }
-    if (syncing_) {
+    // Wait when the running syncs already cover this batch (their target
+    // includes it) or when no more may start.
+    if (highest_sync_target_ >= target || syncs_running_ >= max_syncs_) {
       synced_.wait(lock);
       continue;
     }
     // Leader: one fdatasync for everything written so far, lock released so
     // others keep appending into the next group meanwhile.
-    syncing_ = true;
     FlushRequest request = log_.begin_flush();
+    highest_sync_target_ = request.target_offset;
+    ++syncs_running_;
     lock.unlock();
     Status result = PartitionLog::run_flush(request);
     lock.lock();
+    --syncs_running_;
     ++sync_count_;
     if (!result.ok()) ++failed_syncs_;
     Status finished = log_.finish_flush(request, std::move(result));
-    syncing_ = false;
     synced_.notify_all();
     if (!finished.ok()) return finished;
   }

@@ -5,6 +5,12 @@
 // acknowledges them all. (On the broker's owner core the same protocol runs
 // on begin_flush/run_flush/finish_flush without threads; see partition_log.h.)
 //
+// With max_concurrent_syncs > 1 a new leader may start its fdatasync while
+// earlier ones still run, as long as it covers more than they do; file
+// systems such as ext4 merge concurrent fsyncs into one journal commit, so a
+// little pipelining can beat strictly one-at-a-time syncing. Out-of-order
+// completions are fine: each sync covers everything written before it began.
+//
 // Thread-safe. The wrapped log must outlive this object and must not be used
 // directly while it exists.
 #pragma once
@@ -19,7 +25,9 @@ namespace spillway::storage {
 
 class GroupCommitLog {
  public:
-  explicit GroupCommitLog(PartitionLog& log) : log_(log) {}
+  // Precondition: max_concurrent_syncs >= 1.
+  explicit GroupCommitLog(PartitionLog& log, int max_concurrent_syncs = 1)
+      : log_(log), max_syncs_(max_concurrent_syncs) {}
 
   // PartitionLog::append, and under `durable` returns only once an fdatasync
   // covers the batch. A failed fsync fails every append it covered (their
@@ -37,7 +45,9 @@ class GroupCommitLog {
   PartitionLog& log_;
   mutable std::mutex mu_;
   std::condition_variable synced_;
-  bool syncing_ = false;
+  const int max_syncs_;
+  int syncs_running_ = 0;
+  int64_t highest_sync_target_ = 0;  // of the syncs started so far
   uint64_t sync_count_ = 0;
   uint64_t failed_syncs_ = 0;
 };
