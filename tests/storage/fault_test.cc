@@ -184,7 +184,7 @@ TEST(GroupCommit, OneFsyncCoversEveryAppendThatArrivedMeanwhile) {
     std::unique_lock lock(mu);
     if (!first_sync) return;
     first_sync = false;
-    cv.wait(lock, [&] { return (*log)->log_end_offset() == 1 + kFollowers; });
+    cv.wait(lock, [&] { return shared.log_end_offset() == 1 + kFollowers; });
   };
   const uint64_t syncs_before = fs.sync_count();
   std::thread leader([&] {
@@ -202,18 +202,18 @@ TEST(GroupCommit, OneFsyncCoversEveryAppendThatArrivedMeanwhile) {
       Bytes b = make_batch(1, 100, i + 1);
       Result<AppendResult> r = shared.append(b);
       EXPECT_TRUE(r.ok());
-      EXPECT_LT(r->last_offset, (*log)->durable_offset());
+      EXPECT_LT(r->last_offset, shared.durable_offset());
       acked.fetch_add(1);
     });
   }
-  while ((*log)->log_end_offset() < 1 + kFollowers) std::this_thread::yield();
+  while (shared.log_end_offset() < 1 + kFollowers) std::this_thread::yield();
   cv.notify_all();
   leader.join();
   for (auto& t : followers) t.join();
   EXPECT_EQ(acked.load(), kFollowers);
   EXPECT_EQ(shared.sync_count(), 2u);
   EXPECT_EQ(fs.sync_count() - syncs_before, 2u);
-  EXPECT_EQ((*log)->durable_offset(), 1 + kFollowers);
+  EXPECT_EQ(shared.durable_offset(), 1 + kFollowers);
 }
 
 TEST(GroupCommit, PipelinedSyncsAcknowledgeOnlyDurableBatches) {
@@ -231,14 +231,14 @@ TEST(GroupCommit, PipelinedSyncsAcknowledgeOnlyDurableBatches) {
         Result<AppendResult> r = shared.append(b);
         ASSERT_TRUE(r.ok());
         // Acknowledged means synced: the durable offset already covers it.
-        EXPECT_LT(r->last_offset, (*log)->durable_offset());
+        EXPECT_LT(r->last_offset, shared.durable_offset());
         std::lock_guard lock(mu);
         acked.emplace_back(r->base_offset, std::move(b));
       }
     });
   }
   for (auto& t : threads) t.join();
-  EXPECT_EQ((*log)->durable_offset(), (*log)->log_end_offset());
+  EXPECT_EQ(shared.durable_offset(), shared.log_end_offset());
   // A power cut loses nothing acknowledged.
   log->reset();
   fs.simulate_power_loss();
@@ -268,12 +268,12 @@ TEST(GroupCommit, AFailedFsyncFailsEveryAppendItCovered) {
       if (!shared.append(b).ok()) failed.fetch_add(1);
     });
   }
-  while ((*log)->log_end_offset() < 4) std::this_thread::yield();
+  while (shared.log_end_offset() < 4) std::this_thread::yield();
   release = true;
   for (auto& t : threads) t.join();
   EXPECT_EQ(failed.load(), 4);
   EXPECT_TRUE((*log)->read_only());
-  EXPECT_EQ((*log)->durable_offset(), 0);
+  EXPECT_EQ(shared.durable_offset(), 0);
 }
 
 }  // namespace

@@ -42,6 +42,16 @@ Result<FileSlice> GroupCommitLog::read(int64_t offset, uint64_t max_bytes) {
   return log_.read(offset, max_bytes);
 }
 
+int64_t GroupCommitLog::log_end_offset() const {
+  std::lock_guard lock(mu_);
+  return log_.log_end_offset();
+}
+
+int64_t GroupCommitLog::durable_offset() const {
+  std::lock_guard lock(mu_);
+  return log_.durable_offset();
+}
+
 uint64_t GroupCommitLog::sync_count() const {
   std::lock_guard lock(mu_);
   return sync_count_;

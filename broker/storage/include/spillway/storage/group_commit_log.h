@@ -38,6 +38,10 @@ class GroupCommitLog {
   // PartitionLog::read under the lock. The slice stays valid after return.
   Result<FileSlice> read(int64_t offset, uint64_t max_bytes);
 
+  // PartitionLog's offsets, read under the lock.
+  int64_t log_end_offset() const;
+  int64_t durable_offset() const;
+
   // How many fdatasyncs appends have run; tests use it to see sharing.
   uint64_t sync_count() const;
 
