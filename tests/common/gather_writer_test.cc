@@ -4,10 +4,12 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <thread>
@@ -99,6 +101,44 @@ TEST(GatherWriter, ShortWritesAreRequeuedWithTheIovecAdvanced) {
     EXPECT_GT(w.stats().requeued, 0u) << gather_backend_name(be);
     EXPECT_GT(w.stats().submissions, 1u);
   }
+}
+
+void on_signal(int) {}
+
+TEST(GatherWriter, SurvivesSignalsWhileBlocked) {
+  // A handler without SA_RESTART makes a blocked write return early (short)
+  // or fail with EINTR; either way every byte must still arrive once.
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  struct sigaction old {};
+  ASSERT_EQ(::sigaction(SIGUSR1, &sa, &old), 0);
+  for (GatherBackend be : backends()) {
+    GatherWriter w(be);
+    int fds[2];
+    ASSERT_EQ(::pipe(fds), 0);
+    ASSERT_GT(::fcntl(fds[1], F_SETPIPE_SZ, 4096), 0);
+    Table t(256 * 1024);
+    std::vector<std::byte> got;
+    std::atomic<bool> done{false};
+    const pthread_t writer = ::pthread_self();
+    std::thread pester([&] {
+      while (!done.load()) {
+        ::pthread_kill(writer, SIGUSR1);
+        std::this_thread::sleep_for(std::chrono::microseconds(300));
+      }
+    });
+    std::thread reader([&] { got = drain(fds[0], 2000, true); });
+    Status st = w.write_all(fds[1], t.iov);
+    done = true;
+    pester.join();
+    ::close(fds[1]);
+    reader.join();
+    ::close(fds[0]);
+    ASSERT_TRUE(st.ok()) << st.to_string();
+    EXPECT_EQ(got, t.all) << gather_backend_name(be);
+  }
+  ::sigaction(SIGUSR1, &old, nullptr);
 }
 
 TEST(GatherWriter, SendsAWriteBufferOverASocket) {
