@@ -104,7 +104,13 @@ void Server::accept_next() {
       asio::error_code ignored;
       socket.close(ignored);
     } else {
-      asio::post(target.context, [&target, socket = std::move(socket)]() mutable {
+      asio::post(target.context, [this, &target, socket = std::move(socket)]() mutable {
+        // A stop that reached this shard first has already stopped its
+        // sessions; a session started now would keep the shard running.
+        if (stop_requested_.load()) {
+          open_connections_.fetch_sub(1);
+          return;  // the socket closes as the lambda is destroyed
+        }
         std::make_shared<Session>(std::move(socket), target.host)->start();
       });
     }

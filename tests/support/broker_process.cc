@@ -11,8 +11,8 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
-#include <regex>
 #include <sstream>
+#include <string_view>
 #include <thread>
 
 extern char** environ;
@@ -49,6 +49,29 @@ Result<pid_t> spawn(const std::string& binary, const std::vector<std::string>& a
     return Status(ErrorCode::kIoError, "cannot start " + binary + ": " + std::strerror(rc));
   }
   return pid;
+}
+
+// Finds "listening on HOST:PORT" (HOST an IPv4 literal or [IPv6]) in the
+// broker's start-up line.
+bool parse_listening_line(const std::string& log, std::string* host, uint16_t* port) {
+  static constexpr std::string_view kMarker = "listening on ";
+  const size_t at = log.find(kMarker);
+  if (at == std::string::npos) return false;
+  const size_t start = at + kMarker.size();
+  const size_t end = log.find_first_of(" \n", start);
+  if (end == std::string::npos) return false;  // the line is still being written
+  const std::string address = log.substr(start, end - start);
+  const size_t colon = address.rfind(':');
+  if (colon == std::string::npos || colon + 1 == address.size()) return false;
+  unsigned value = 0;
+  for (char c : address.substr(colon + 1)) {
+    if (c < '0' || c > '9') return false;
+    value = value * 10 + static_cast<unsigned>(c - '0');
+    if (value > 65535) return false;
+  }
+  *host = address.substr(0, colon);
+  *port = static_cast<uint16_t>(value);
+  return true;
 }
 
 ProcessExit decode_wait_status(int status) {
@@ -128,16 +151,10 @@ Result<std::unique_ptr<BrokerProcess>> BrokerProcess::start(Options options) {
   broker->pid_ = *pid;
 
   // The start-up line: "... listening on 127.0.0.1:40123 (data_dir ...".
-  static const std::regex kListening(R"(listening on (\[[0-9a-fA-F:.]+\]|[0-9.]+):([0-9]+))");
   const auto deadline = Clock::now() + options.start_timeout;
   for (;;) {
-    std::smatch match;
     const std::string log = broker->log();
-    if (std::regex_search(log, match, kListening)) {
-      broker->host_ = match[1].str();
-      broker->port_ = static_cast<uint16_t>(std::stoi(match[2].str()));
-      return broker;
-    }
+    if (parse_listening_line(log, &broker->host_, &broker->port_)) return broker;
     int status = 0;
     if (waitpid(broker->pid_, &status, WNOHANG) == broker->pid_) {
       broker->pid_ = -1;
