@@ -90,6 +90,7 @@ Status PartitionLog::recover() {
     segments_.push_back(std::move(*seg));
     dir_changed = true;
   }
+  segments_.back()->reserve_index_for_appends();
   // Whatever survived a process crash sits in the page cache; sync it so
   // durable_offset() can honestly start at the end.
   SPILLWAY_RETURN_IF_ERROR(segments_.back()->sync_all());

@@ -2,6 +2,7 @@
 // Opening and recovery live in segment_recovery.cc.
 #include "spillway/storage/segment.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "header_window.h"
@@ -34,10 +35,17 @@ Segment::Segment(FileSystem& fs, std::string dir, int64_t base_offset, const Log
       log_(std::move(log)),
       index_file_(std::move(index_file)),
       index_(base_offset),
-      next_offset_(base_offset) {
-  // A few pages up front; the index then grows amortized (one entry per
-  // index_interval_bytes of log).
-  index_.reserve(1024);
+      next_offset_(base_offset) {}
+
+void Segment::reserve_index_for_appends() {
+  // Room for every entry a full segment can need (it may overshoot by one
+  // batch), so appends never grow the vector. Fresh large blocks are backed
+  // lazily by the kernel, so untouched entries cost address space rather
+  // than memory. Absurdly dense indexes are capped and grow amortized.
+  constexpr uint64_t kMaxReserved = 1u << 20;  // 8 MiB of entries
+  const uint64_t most =
+      (config_.segment_bytes + config_.max_batch_bytes) / config_.index_interval_bytes + 2;
+  index_.reserve(static_cast<std::size_t>(std::min(most, kMaxReserved)));
 }
 
 Result<std::unique_ptr<Segment>> Segment::create(FileSystem& fs, const std::string& dir,
@@ -53,6 +61,7 @@ Result<std::unique_ptr<Segment>> Segment::create(FileSystem& fs, const std::stri
       fs, dir, base_offset, config, std::shared_ptr<File>(std::move(*log)), std::move(*index)));
   seg->created_ms_ = now_ms;
   seg->last_write_ms_ = now_ms;
+  seg->reserve_index_for_appends();
   return seg;
 }
 

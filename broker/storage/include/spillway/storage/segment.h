@@ -77,6 +77,11 @@ class Segment {
   // Writes the index entries not yet on disk to the index file (no sync).
   Status persist_index();
 
+  // Reserves the in-memory index for a full segment so that appends never
+  // allocate. Done by create(); the log calls it for the active segment it
+  // recovered.
+  void reserve_index_for_appends();
+
   // Removes both files; the log file stays readable through live FileSlices.
   Status remove_files();
 
