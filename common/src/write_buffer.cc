@@ -64,6 +64,16 @@ std::span<std::byte> WriteBuffer::reserve_slow(std::size_t n) noexcept {
 }
 
 Status WriteBuffer::write_slow(std::span<const std::byte> bytes) noexcept {
+  // A write that fits one segment is not split: it starts a new chunk and
+  // the rest of the current one stays unused. One memcpy instead of two, and
+  // fixed-size fields and varints never straddle chunks. (Only the unused
+  // tail is lost, and chunks grow, so the waste stays small.)
+  if (bytes.size() <= BufferPool::kMaxBufferSize) {
+    SPILLWAY_RETURN_IF_ERROR(spill(bytes.size()));  // unchanged on failure
+    std::memcpy(cur_, bytes.data(), bytes.size());
+    cur_ += bytes.size();
+    return Status::Ok();
+  }
   const Mark m = mark();
   while (!bytes.empty()) {
     std::size_t room = static_cast<std::size_t>(end_ - cur_);

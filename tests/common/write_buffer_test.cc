@@ -74,14 +74,48 @@ TEST(WriteBuffer, SingleSpill) {
   BufferPool pool;
   std::array<std::byte, 128> scratch;
   WriteBuffer wb(scratch, pool);
-  auto data = pattern(2048);
-  ASSERT_TRUE(wb.write(data).ok());
+  auto data = pattern(2148);
+  ASSERT_TRUE(wb.write(std::span(data).first(100)).ok());
+  ASSERT_TRUE(wb.write(std::span(data).subspan(100)).ok());
   EXPECT_TRUE(wb.spilled());
-  EXPECT_EQ(wb.segments().size(), 2u);
+  auto segs = wb.segments();
+  ASSERT_EQ(segs.size(), 2u);
+  EXPECT_EQ(segs[0].iov_base, scratch.data());
+  EXPECT_EQ(segs[0].iov_len, 100u);
+  EXPECT_EQ(segs[1].iov_len, 2048u);
   EXPECT_EQ(copy_out(wb), data);
   EXPECT_EQ(gather(wb), data);
   // One segment plus the table.
   EXPECT_EQ(pool.outstanding_bytes(), 4096u + WriteBuffer::kTableBytes);
+}
+
+TEST(WriteBuffer, AWriteThatFitsASegmentIsNotSplit) {
+  BufferPool pool;
+  std::array<std::byte, 128> scratch;
+  WriteBuffer wb(scratch, pool);
+  auto data = pattern(150);
+  ASSERT_TRUE(wb.write(std::span(data).first(100)).ok());
+  ASSERT_TRUE(wb.write(std::span(data).subspan(100)).ok());  // 50 > 28 left
+  ASSERT_EQ(wb.segments().size(), 2u);
+  EXPECT_EQ(wb.segments()[0].iov_len, 100u);
+  EXPECT_EQ(wb.segments()[1].iov_len, 50u);
+  EXPECT_EQ(wb.bytes_written(), 150u);
+  EXPECT_EQ(copy_out(wb), data);
+}
+
+TEST(WriteBuffer, WritesLongerThanASegmentAreSplit) {
+  BufferPool pool;
+  std::array<std::byte, 128> scratch;
+  WriteBuffer wb(scratch, pool);
+  auto data = pattern(3 * BufferPool::kMaxBufferSize + 5);
+  ASSERT_TRUE(wb.write(data).ok());
+  // The scratch filled, two full 1 MiB segments, the rest in a third.
+  ASSERT_EQ(wb.segments().size(), 4u);
+  EXPECT_EQ(wb.segments()[0].iov_len, 128u);
+  EXPECT_EQ(wb.segments()[1].iov_len, BufferPool::kMaxBufferSize);
+  EXPECT_EQ(wb.segments()[2].iov_len, BufferPool::kMaxBufferSize);
+  EXPECT_EQ(wb.segments()[3].iov_len, data.size() - 128 - 2 * BufferPool::kMaxBufferSize);
+  EXPECT_EQ(copy_out(wb), data);
 }
 
 TEST(WriteBuffer, MultipleSpillsWithMixedWrites) {
@@ -188,13 +222,13 @@ TEST(WriteBuffer, FailedRentLeavesStateUnchanged) {
   // A long write that gets two segments and is refused the third.
   {
     BufferPool::Options o;
-    o.max_outstanding_bytes = WriteBuffer::kTableBytes + 4096 + 16384 + 16384;
+    o.max_outstanding_bytes = WriteBuffer::kTableBytes + 4096 + 2 * BufferPool::kMaxBufferSize;
     BufferPool pool(o);
     std::array<std::byte, 16> scratch;
     WriteBuffer wb(scratch, pool);
     ASSERT_TRUE(wb.write(pattern(1000)).ok());
     Snapshot before = snap(wb, pool);
-    EXPECT_FALSE(wb.write(pattern(200000)).ok());
+    EXPECT_FALSE(wb.write(pattern(3 * BufferPool::kMaxBufferSize)).ok());
     expect_same(before, snap(wb, pool));
     // Smaller writes still succeed afterwards.
     ASSERT_TRUE(wb.write(pattern(5000)).ok());

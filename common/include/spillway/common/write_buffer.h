@@ -79,7 +79,9 @@ class WriteBuffer {
     cur_ += n;
   }
 
-  // Appends bytes; all or nothing.
+  // Appends bytes; all or nothing. Bytes that do not fit the current chunk
+  // go whole into a new one (unless longer than a segment), so a write is
+  // split across chunks only when it must be.
   Status write(std::span<const std::byte> bytes) noexcept {
     if (static_cast<std::size_t>(end_ - cur_) >= bytes.size()) {
       if (!bytes.empty()) std::memcpy(cur_, bytes.data(), bytes.size());
