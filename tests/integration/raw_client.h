@@ -43,6 +43,19 @@ class RawClient {
   RawClient& operator=(const RawClient&) = delete;
 
   bool connected() const { return connected_; }
+  int fd() const { return fd_; }
+
+  // Reads until the broker closes the connection (or the receive timeout
+  // passes); returns every byte received.
+  std::vector<std::byte> read_until_eof() {
+    std::vector<std::byte> out;
+    std::array<std::byte, 65536> chunk;
+    for (;;) {
+      const ssize_t r = ::recv(fd_, chunk.data(), chunk.size(), 0);
+      if (r <= 0) return out;
+      out.insert(out.end(), chunk.begin(), chunk.begin() + r);
+    }
+  }
 
   bool send_bytes(std::span<const std::byte> bytes) {
     size_t sent = 0;

@@ -1,0 +1,97 @@
+// Graceful shutdown of the real binary under load: requests already read are
+// answered whole and in order before the connection closes; a client that
+// stops reading cannot hold the broker past shutdown_timeout_ms.
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+
+#include <cstring>
+
+#include "broker_process.h"
+#include "raw_client.h"
+
+namespace spillway::testing {
+namespace {
+
+// `count` ApiVersions requests with correlation ids first, first+1, ...
+std::vector<std::byte> pipelined_requests(int32_t first, int count) {
+  std::vector<std::byte> body;
+  encode_api_versions_request("shutdown-test", body);
+  std::vector<std::byte> out;
+  for (int i = 0; i < count; ++i) {
+    std::array<std::byte, frame::kRequestHeaderBytes> header;
+    frame::encode_request_header({0, 0, first + i, static_cast<uint32_t>(body.size())}, header);
+    out.insert(out.end(), header.begin(), header.end());
+    out.insert(out.end(), body.begin(), body.end());
+  }
+  return out;
+}
+
+TEST(Shutdown, RequestsAlreadyReadAreAnsweredWholeAndInOrder) {
+  auto broker = BrokerProcess::start({.args = {"--threads", "2"}});
+  ASSERT_TRUE(broker.ok()) << broker.status().to_string();
+  RawClient client((*broker)->port());
+  ASSERT_TRUE(client.send_bytes(pipelined_requests(1, 2000)));
+  auto first = client.read_response();  // the broker is demonstrably working
+  ASSERT_TRUE(first.has_value());
+  ASSERT_EQ(first->header.correlation_id, 1);
+
+  Result<ProcessExit> exit = (*broker)->stop(SIGTERM);
+  ASSERT_TRUE(exit.ok()) << exit.status().to_string();
+  EXPECT_EQ(exit->exit_code, 0) << exit->output;
+
+  // Whatever was answered after the first: whole frames, consecutive ids,
+  // nothing after the last one (the connection closed at a frame boundary).
+  const std::vector<std::byte> rest = client.read_until_eof();
+  size_t at = 0;
+  int32_t expected_id = 2;
+  while (at < rest.size()) {
+    ASSERT_GE(rest.size() - at, frame::kResponseHeaderBytes) << "torn header at " << at;
+    frame::ResponseHeader header;
+    ASSERT_TRUE(
+        frame::decode_response_header(
+            std::span(rest).subspan(at).first<frame::kResponseHeaderBytes>(), 1 << 20, &header)
+            .ok());
+    ASSERT_EQ(header.correlation_id, expected_id++);
+    ASSERT_EQ(header.error_code, ErrorCode::kOk);
+    at += frame::kResponseHeaderBytes + header.body_bytes;
+    ASSERT_LE(at, rest.size()) << "torn body";
+  }
+  RecordProperty("answered_after_the_first", expected_id - 2);
+}
+
+TEST(Shutdown, ClientThatStopsReadingIsCutAfterTheTimeout) {
+  auto broker = BrokerProcess::start(
+      {.args = {"--max-in-flight-per-connection", "4", "--shutdown-timeout-ms", "200"}});
+  ASSERT_TRUE(broker.ok()) << broker.status().to_string();
+  RawClient stalled((*broker)->port());
+  RawClient bystander((*broker)->port());
+
+  // Send requests without reading responses until the broker stops reading
+  // this connection (its responses fill our receive buffer, its bounded
+  // queue fills, and then our send buffer fills).
+  const std::vector<std::byte> chunk = pipelined_requests(0, 2000);
+  int idle_polls = 0;
+  for (int round = 0; round < 100'000 && idle_polls < 3; ++round) {
+    const ssize_t n = ::send(stalled.fd(), chunk.data(), chunk.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+    if (n > 0) {
+      idle_polls = 0;
+      continue;
+    }
+    ASSERT_TRUE(errno == EAGAIN || errno == EWOULDBLOCK) << std::strerror(errno);
+    pollfd p{stalled.fd(), POLLOUT, 0};
+    if (::poll(&p, 1, 100) == 0) ++idle_polls;  // the broker is not draining us
+  }
+  ASSERT_EQ(idle_polls, 3) << "the broker kept reading a client that never reads";
+  EXPECT_EQ(bystander.api_versions_round_trip(1), "spillway-broker 0.1.0");
+
+  Result<ProcessExit> exit = (*broker)->stop(SIGTERM);
+  ASSERT_TRUE(exit.ok()) << exit.status().to_string();
+  EXPECT_EQ(exit->exit_code, 0) << exit->output;
+  EXPECT_NE(exit->output.find("shutdown_timeout_ms (200) passed"), std::string::npos)
+      << exit->output;
+}
+
+}  // namespace
+}  // namespace spillway::testing
