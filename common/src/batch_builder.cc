@@ -162,6 +162,10 @@ Status BatchBuilder::append(const RecordInput& r) noexcept {
     if (st.ok() && !h.value_is_null) st = emit(h.value);
   }
   if (!st.ok()) return fail(std::move(st));
+  // Stop a runaway batch now rather than at finish().
+  if (out_->bytes_written() - start_offset_ > kMaxBatchBytes) {
+    return fail(Status(ErrorCode::kBatchTooLarge, "batch exceeds the 64 MiB format limit"));
+  }
   ++count_;
   return Status::Ok();
 }

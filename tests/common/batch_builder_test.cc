@@ -199,6 +199,19 @@ TEST(BatchBuilder, FailureRewindsTheBuffer) {
   }
 }
 
+TEST(BatchBuilder, StopsAtTheFormatLimit) {
+  std::array<std::byte, 128> scratch;
+  WriteBuffer wb(scratch);
+  BatchBuilder b;
+  ASSERT_TRUE(b.start(wb, {}).ok());
+  std::vector<std::byte> big(kMaxBatchBytes, std::byte{1});
+  RecordInput in;
+  in.value = big;
+  EXPECT_EQ(b.append(in).code(), ErrorCode::kBatchTooLarge);
+  EXPECT_EQ(wb.bytes_written(), 0u);
+  EXPECT_FALSE(wb.spilled());
+}
+
 TEST(BatchBuilder, RejectsUnsupportedCodecs) {
   std::array<std::byte, 128> scratch;
   WriteBuffer wb(scratch);

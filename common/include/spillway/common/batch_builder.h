@@ -71,7 +71,8 @@ class BatchBuilder {
   Status start(WriteBuffer& out, const BuilderOptions& options) noexcept;
 
   // Appends one record (offset delta = number of records so far).
-  // kInvalidArgument if a length does not fit the format.
+  // kInvalidArgument if a length does not fit the format; kBatchTooLarge
+  // once the batch passes kMaxBatchBytes.
   Status append(const RecordInput& record) noexcept;
 
   // Completes the header (lengths, counts, timestamps, CRC) and returns the
