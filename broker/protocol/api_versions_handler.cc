@@ -7,7 +7,7 @@ namespace spillway::broker {
 
 void add_api_versions_handler(Dispatcher& dispatcher, std::string broker_version) {
   dispatcher.add(
-      frame::ApiKey::kApiVersions, kApiVersionsVersion, kApiVersionsVersion, "ApiVersions",
+      frame::ApiKey::kApiVersions, kApiVersionsVersion, kApiVersionsVersion,
       [&dispatcher, version = std::move(broker_version)](const Request& request,
                                                          std::vector<std::byte>& out) -> Status {
         Result<std::string_view> client = decode_api_versions_request(request.body);

@@ -6,11 +6,12 @@
 
 namespace spillway::broker {
 
-void Dispatcher::add(frame::ApiKey key, int16_t min_version, int16_t max_version, const char* name,
-                     Handler handler) {
+void Dispatcher::add(frame::ApiKey key, int16_t min_version, int16_t max_version, Handler handler) {
   const auto index = static_cast<size_t>(key);
-  assert(index < kMaxApiKeys && !table_[index].handler && min_version <= max_version);
-  table_[index] = Entry{std::move(handler), min_version, max_version, name};
+  // Every served key has a name in frame::api_name (and a row in protocol.md).
+  assert(index < kMaxApiKeys && !table_[index].handler && min_version <= max_version &&
+         frame::api_name(static_cast<int16_t>(key)) != nullptr);
+  table_[index] = Entry{std::move(handler), min_version, max_version};
 }
 
 void Dispatcher::dispatch(const frame::RequestHeader& header, std::span<const std::byte> body,
@@ -29,14 +30,14 @@ void Dispatcher::dispatch(const frame::RequestHeader& header, std::span<const st
     return;
   }
   if (header.api_version < entry->min_version || header.api_version > entry->max_version) {
-    encode_error_frame(
-        header.correlation_id,
-        Status(ErrorCode::kUnsupportedVersion, std::string(entry->name) + " version " +
-                                                   std::to_string(header.api_version) +
-                                                   " is not served; this broker serves versions " +
-                                                   std::to_string(entry->min_version) + " to " +
-                                                   std::to_string(entry->max_version)),
-        out);
+    encode_error_frame(header.correlation_id,
+                       Status(ErrorCode::kUnsupportedVersion,
+                              std::string(frame::api_name(header.api_key)) + " version " +
+                                  std::to_string(header.api_version) +
+                                  " is not served; this broker serves versions " +
+                                  std::to_string(entry->min_version) + " to " +
+                                  std::to_string(entry->max_version)),
+                       out);
     return;
   }
   out.resize(frame::kResponseHeaderBytes);
@@ -57,11 +58,6 @@ std::vector<ApiVersionRange> Dispatcher::served() const {
     out.push_back({static_cast<int16_t>(key), table_[key].min_version, table_[key].max_version});
   }
   return out;
-}
-
-const char* Dispatcher::name(int16_t api_key) const {
-  if (api_key < 0 || static_cast<size_t>(api_key) >= kMaxApiKeys) return nullptr;
-  return table_[api_key].name;
 }
 
 void encode_error_frame(int32_t correlation_id, const Status& status, std::vector<std::byte>& out) {

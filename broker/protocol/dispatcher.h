@@ -33,8 +33,7 @@ class Dispatcher {
   // Registers `handler` for `key`, serving versions [min_version,
   // max_version]. Must be called before the first dispatch; registering a
   // key twice is a programming error.
-  void add(frame::ApiKey key, int16_t min_version, int16_t max_version, const char* name,
-           Handler handler);
+  void add(frame::ApiKey key, int16_t min_version, int16_t max_version, Handler handler);
 
   // Builds the complete response frame (header and body) for one request
   // into `out` (cleared first). An unknown api key or version yields an
@@ -45,15 +44,11 @@ class Dispatcher {
   // The served keys and versions, in key order (the ApiVersions answer).
   std::vector<ApiVersionRange> served() const;
 
-  // The registered name of `api_key` ("ApiVersions"), or nullptr.
-  const char* name(int16_t api_key) const;
-
  private:
   struct Entry {
     Handler handler;
     int16_t min_version = 0;
     int16_t max_version = -1;
-    const char* name = nullptr;
   };
   std::array<Entry, kMaxApiKeys> table_;
 };

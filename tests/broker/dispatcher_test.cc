@@ -31,7 +31,7 @@ frame::RequestHeader header(int16_t key, int16_t version, int32_t correlation_id
 TEST(Dispatcher, RoutesByKeyAndFramesTheBody) {
   Dispatcher dispatcher;
   int calls = 0;
-  dispatcher.add(frame::ApiKey::kMetadata, 0, 2, "Metadata",
+  dispatcher.add(frame::ApiKey::kMetadata, 0, 2,
                  [&](const Request& request, std::vector<std::byte>& out) {
                    ++calls;
                    EXPECT_EQ(request.header.api_version, 1);
@@ -52,11 +52,10 @@ TEST(Dispatcher, RoutesByKeyAndFramesTheBody) {
 
 TEST(Dispatcher, HandlerErrorBecomesAnErrorResponseAndDropsPartialBody) {
   Dispatcher dispatcher;
-  dispatcher.add(frame::ApiKey::kFetch, 0, 0, "Fetch",
-                 [](const Request&, std::vector<std::byte>& out) {
-                   out.resize(out.size() + 100);
-                   return Status(ErrorCode::kOffsetOutOfRange, "offset 9 is past the end");
-                 });
+  dispatcher.add(frame::ApiKey::kFetch, 0, 0, [](const Request&, std::vector<std::byte>& out) {
+    out.resize(out.size() + 100);
+    return Status(ErrorCode::kOffsetOutOfRange, "offset 9 is past the end");
+  });
   std::vector<std::byte> out;
   dispatcher.dispatch(header(2, 0, 8), {}, out);
   Decoded d = decode(out);
@@ -85,7 +84,7 @@ TEST(Dispatcher, UnknownKeysAndVersionsGetUnsupportedVersion) {
 TEST(ApiVersionsHandler, ListsWhatTheDispatcherServes) {
   Dispatcher dispatcher;
   add_api_versions_handler(dispatcher, "spillway-broker test");
-  dispatcher.add(frame::ApiKey::kProduce, 1, 3, "Produce",
+  dispatcher.add(frame::ApiKey::kProduce, 1, 3,
                  [](const Request&, std::vector<std::byte>&) { return Status::Ok(); });
   std::vector<std::byte> request_body;
   encode_api_versions_request("unit-test", request_body);
