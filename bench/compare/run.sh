@@ -1,0 +1,357 @@
+#!/usr/bin/env bash
+# bench/compare/run.sh: Spillway beside NATS JetStream and Redis Streams and
+# beside the machine's own TCP loopback ceiling, all measured in one run on
+# this machine. Prints a table of medians, absolute and as ratios.
+#
+#   bench/compare/run.sh            # REPEATS=3 SECS=2 LAT_SECS=3 by default
+#
+# What it does (docs/performance.md explains the choices):
+#  1. installs what is missing (apt-get: nats-server libnats-dev redis-server
+#     libhiredis-dev), compiles its three small clients with gcc/g++ into
+#     build/compare/ (they are not CMake targets, so the main build never
+#     depends on the peers' libraries), and builds spillway-broker and
+#     spillway in build/release;
+#  2. starts each server on 127.0.0.1 on a free port with a temporary data
+#     directory, and stops it by PID (also on Ctrl-C or error);
+#  3. repeats each measurement REPEATS times and reports medians:
+#     raw TCP 1 KiB and 64 KiB writes; produce and consume of 100 B and
+#     1 KiB messages (one producer, one consumer); end-to-end latency at
+#     20,000 msg/s of 1 KiB; Spillway `durable` with 1 and 8 producers.
+# The Spillway rows are skipped, with a message, while `spillway perf`
+# cannot run yet.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+OUT=${OUT:-$ROOT/build/compare}
+RELEASE=${RELEASE:-$ROOT/build/release}
+REPEATS=${REPEATS:-3}
+SECS=${SECS:-2}          # each throughput measurement
+LAT_SECS=${LAT_SECS:-3}  # each fixed-rate latency measurement
+RATE=${RATE:-20000}      # messages/s of the latency run
+BIN=$OUT/bin
+WORK=$(mktemp -d /tmp/spillway-compare.XXXXXX)
+PIDS=()
+
+log() { printf '%s\n' "$*" >&2; }
+
+cleanup() {
+  for pid in "${PIDS[@]}"; do
+    kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  done
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# ---------------------------------------------------------------- setup
+install_missing() {
+  local missing=()
+  for pkg in nats-server libnats-dev redis-server libhiredis-dev gcc g++ cmake ninja-build; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" ||
+      missing+=("$pkg")
+  done
+  if ((${#missing[@]})); then
+    log "installing: ${missing[*]}"
+    local sudo=""
+    [[ $(id -u) -eq 0 ]] || sudo=sudo
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
+      "${missing[@]}" >/dev/null
+  fi
+}
+
+build_clients() {
+  mkdir -p "$BIN"
+  local here=$ROOT/bench/compare
+  g++ -std=c++20 -O2 -Wall -Wextra -pthread -o "$BIN/tcp_loopback" "$here/tcp_loopback.cc"
+  gcc -O2 -Wall -Wextra -o "$BIN/nats_bench" "$here/nats_bench.c" -lnats -lpthread
+  gcc -O2 -Wall -Wextra -o "$BIN/redis_bench" "$here/redis_bench.c" -lhiredis -lpthread
+}
+
+build_spillway() {
+  cmake -S "$ROOT" -B "$RELEASE" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DSPILLWAY_BUILD_TESTS=OFF -DSPILLWAY_BUILD_BENCH=OFF >/dev/null &&
+    cmake --build "$RELEASE" --target spillway-broker spillway -j"$(nproc)" >/dev/null
+}
+
+# A port nothing listens on (bash's /dev/tcp: a refused connect means free).
+free_port() {
+  local port
+  for _ in $(seq 100); do
+    port=$((20000 + RANDOM % 40000))
+    if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+      echo "$port"
+      return
+    fi
+  done
+  log "no free port found"
+  exit 1
+}
+
+wait_for_port() {
+  local port=$1 pid=$2
+  for _ in $(seq 200); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && return 0
+    kill -0 "$pid" 2>/dev/null || { log "server (pid $pid) exited before listening"; return 1; }
+    sleep 0.05
+  done
+  log "nothing listens on port $port"
+  return 1
+}
+
+# start_server NAME PORT COMMAND...: runs it in the background, logs to
+# $WORK/NAME.log, sets SERVER_PID once the port accepts.
+start_server() {
+  local name=$1 port=$2
+  shift 2
+  "$@" >"$WORK/$name.log" 2>&1 &
+  SERVER_PID=$!
+  PIDS+=("$SERVER_PID")
+  if ! wait_for_port "$port" "$SERVER_PID"; then
+    tail -5 "$WORK/$name.log" >&2
+    return 1
+  fi
+}
+
+stop_server() {
+  local pid=$1
+  kill "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+}
+
+# ----------------------------------------------------------- collection
+# Every sample goes to $WORK/samples as "KEY VALUE"; medians are taken at
+# the end. field LINE NAME: the value of NAME=... in a RESULT line; jfield
+# JSON NAME: the number after "NAME": in `spillway perf --json` output.
+# A missing value (a failed run) adds no sample; its row then reads
+# "pending" or uses the runs that worked.
+add_sample() { [[ -z $2 ]] || echo "$1 $2" >>"$WORK/samples"; }
+field() { sed -n "s/.* $2=\([0-9.]*\).*/\1/p" <<<"$1" | head -1; }      # RESULT lines
+jfield() { sed -n "s/.*\"$2\":\([0-9.]*\).*/\1/p" <<<"$1" | head -1; }  # --json output
+median() {
+  local values
+  values=$(awk -v k="$1" '$1 == k { print $2 }' "$WORK/samples" 2>/dev/null | sort -g)
+  [[ -n $values ]] || { echo ""; return; }
+  awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }' <<<"$values"
+}
+
+run_raw() {
+  local size=$1 line
+  line=$("$BIN/tcp_loopback" "$size" "$SECS") || log "failed: $BIN/tcp_loopback "
+  add_sample "raw.$size.mbs" "$(field "$line" mb_per_s)"
+}
+
+# ---------------------------------------------------------------- Redis
+REDIS_PORT=""
+start_redis() {
+  REDIS_PORT=$(free_port)
+  mkdir -p "$WORK/redis"
+  # AOF with fsync every second: the same guarantee as Spillway's
+  # `interval` flush (page cache now, fsync on a timer).
+  start_server redis "$REDIS_PORT" redis-server --port "$REDIS_PORT" --bind 127.0.0.1 \
+    --dir "$WORK/redis" --save "" --appendonly yes --appendfsync everysec
+  REDIS_PID=$SERVER_PID
+}
+
+run_redis() {
+  local size=$1 out
+  out=$("$BIN/redis_bench" "$REDIS_PORT" produce "$size" "$SECS") || log "failed: $BIN/redis_bench "
+  add_sample "redis.produce.$size.mps" "$(field "$(grep 'RESULT produce' <<<"$out")" msg_per_s)"
+  add_sample "redis.produce.$size.p99" "$(field "$(grep 'RESULT latency' <<<"$out")" p99_us)"
+  out=$("$BIN/redis_bench" "$REDIS_PORT" consume "$size") || log "failed: $BIN/redis_bench "
+  add_sample "redis.consume.$size.mps" "$(field "$out" msg_per_s)"
+}
+
+run_redis_latency() {
+  local out
+  out=$("$BIN/redis_bench" "$REDIS_PORT" latency 1024 "$RATE" "$LAT_SECS") || log "failed: $BIN/redis_bench "
+  for p in p50_us p99_us p999_us max_us; do add_sample "redis.lat.$p" "$(field "$out" $p)"; done
+}
+
+# ----------------------------------------------------------------- NATS
+NATS_URL=""
+start_nats() {
+  local port
+  port=$(free_port)
+  NATS_URL=nats://127.0.0.1:$port
+  start_server nats "$port" nats-server -js -a 127.0.0.1 -p "$port" -sd "$WORK/nats"
+  NATS_PID=$SERVER_PID
+}
+
+run_nats() {
+  local size=$1 out
+  out=$("$BIN/nats_bench" "$NATS_URL" produce "$size" "$SECS") || log "failed: $BIN/nats_bench "
+  add_sample "nats.produce.$size.mps" "$(field "$out" msg_per_s)"
+  out=$("$BIN/nats_bench" "$NATS_URL" consume "$size") || log "failed: $BIN/nats_bench "
+  add_sample "nats.consume.$size.mps" "$(field "$out" msg_per_s)"
+}
+
+run_nats_latency() {
+  local out
+  out=$("$BIN/nats_bench" "$NATS_URL" latency 1024 "$RATE" "$LAT_SECS") || log "failed: $BIN/nats_bench "
+  for p in p50_us p99_us p999_us max_us; do add_sample "nats.lat.$p" "$(field "$out" $p)"; done
+}
+
+# ------------------------------------------------------------- Spillway
+SPILLWAY_BROKER=""
+SPILLWAY_PID=""
+SPILLWAY=$RELEASE/client/spillway
+start_spillway() {  # start_spillway FLUSH_POLICY
+  local port
+  port=$(free_port)
+  SPILLWAY_BROKER=127.0.0.1:$port
+  rm -rf "$WORK/spillway"
+  mkdir -p "$WORK/spillway"
+  start_server spillway "$port" "$RELEASE/broker/spillway-broker" --listen "$SPILLWAY_BROKER" \
+    --data-dir "$WORK/spillway" --flush-policy "$1" --auto-create-topics true \
+    --default-partitions 1 --log-level warn
+  SPILLWAY_PID=$SERVER_PID
+}
+
+# spillway_perf ARGS...: one `spillway perf` run against the running broker, JSON out.
+spillway_perf() { "$SPILLWAY" perf "$@" --broker "$SPILLWAY_BROKER" --json; }
+
+SPILLWAY_TOPIC_SEQ=0
+run_spillway() {
+  local size=$1 out topic
+  SPILLWAY_TOPIC_SEQ=$((SPILLWAY_TOPIC_SEQ + 1))
+  topic=bench-$size-$SPILLWAY_TOPIC_SEQ
+  out=$(spillway_perf produce --topic "$topic" --size "$size" --duration "$SECS" --acks leader) || log "failed: spillway perf"
+  add_sample "spillway.produce.$size.mps" "$(jfield "$out" messages_per_s)"
+  out=$(spillway_perf consume --topic "$topic" --size "$size") || log "failed: spillway perf"
+  add_sample "spillway.consume.$size.mps" "$(jfield "$out" messages_per_s)"
+}
+
+run_spillway_latency() {
+  local out
+  SPILLWAY_TOPIC_SEQ=$((SPILLWAY_TOPIC_SEQ + 1))
+  out=$(spillway_perf e2e --topic "lat-$SPILLWAY_TOPIC_SEQ" --size 1024 --rate "$RATE" \
+    --duration "$LAT_SECS" --acks leader) || log "failed: spillway perf e2e"
+  add_sample spillway.lat.p50_us "$(jfield "$out" p50)"
+  add_sample spillway.lat.p99_us "$(jfield "$out" p99)"
+  add_sample spillway.lat.p999_us "$(jfield "$out" p99.9)"
+  add_sample spillway.lat.max_us "$(jfield "$out" max)"
+}
+
+run_spillway_durable() {
+  local producers=$1 out
+  SPILLWAY_TOPIC_SEQ=$((SPILLWAY_TOPIC_SEQ + 1))
+  out=$(spillway_perf produce --topic "durable-$SPILLWAY_TOPIC_SEQ" --size 1024 \
+    --duration "$SECS" --producers "$producers" --acks leader) || log "failed: spillway perf produce (durable)"
+  add_sample "spillway.durable.$producers.mps" "$(jfield "$out" messages_per_s)"
+  add_sample "spillway.durable.$producers.p99" "$(jfield "$out" p99)"
+}
+
+# True when this tree's `spillway perf` can produce to a broker.
+spillway_available() {
+  [[ -x $SPILLWAY && -x $RELEASE/broker/spillway-broker ]] || return 1
+  "$SPILLWAY" perf produce --help >/dev/null 2>&1 || return 1
+  start_spillway interval || return 1
+  local out
+  out=$(spillway_perf produce --topic probe --size 100 --count 100 --acks leader \
+    2>"$WORK/probe.err") || {
+    SPILLWAY_WHY=$(tail -1 "$WORK/probe.err")
+    stop_server "$SPILLWAY_PID"
+    return 1
+  }
+  [[ -n $(jfield "$out" messages_per_s) ]]
+}
+
+# ---------------------------------------------------------------- main
+START=$(date +%s)
+install_missing
+log "building the peer clients in $BIN"
+build_clients
+HAVE_SPILLWAY=0
+SPILLWAY_WHY="spillway perf is not functional in this tree yet"
+log "building spillway-broker and spillway in $RELEASE"
+if build_spillway && spillway_available; then
+  HAVE_SPILLWAY=1
+else
+  log "SKIPPING the Spillway rows: $SPILLWAY_WHY"
+fi
+
+start_redis
+start_nats
+for r in $(seq "$REPEATS"); do
+  log "round $r/$REPEATS: throughput"
+  run_raw 1024
+  run_raw 65536
+  for size in 100 1024; do
+    run_redis "$size"
+    run_nats "$size"
+    if ((HAVE_SPILLWAY)); then run_spillway "$size"; fi
+  done
+done
+for r in $(seq "$REPEATS"); do
+  log "round $r/$REPEATS: latency at $RATE msg/s"
+  run_redis_latency
+  run_nats_latency
+  if ((HAVE_SPILLWAY)); then run_spillway_latency; fi
+done
+stop_server "$NATS_PID"
+if ((HAVE_SPILLWAY)); then
+  stop_server "$SPILLWAY_PID"
+  start_spillway durable
+  for r in $(seq "$REPEATS"); do
+    log "round $r/$REPEATS: durable flush"
+    run_spillway_durable 1
+    run_spillway_durable 8
+  done
+  stop_server "$SPILLWAY_PID"
+fi
+stop_server "$REDIS_PID"
+
+# ---------------------------------------------------------------- table
+RAW64=$(median raw.65536.mbs)
+RAW1=$(median raw.1024.mbs)
+# ratio A B: A/B to two decimals, "-" when either is missing.
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b == 0) print "-"; else printf "%.2fx", a / b }'; }
+num() { awk -v v="$1" -v d="${2:-0}" 'BEGIN { if (v == "") print "pending"; else printf "%.*f", d, v }'; }
+mbs() { awk -v m="$1" -v s="$2" 'BEGIN { if (m == "") print ""; else printf "%.1f", m * s / 1e6 }'; }
+
+echo
+echo "bench/compare: medians of $REPEATS runs ($SECS s throughput, $LAT_SECS s latency) on $(nproc) cores, $(uname -r)"
+echo "NATS $(nats-server --version 2>/dev/null | head -1 | awk '{print $NF}'), Redis $(redis-server --version | sed -n 's/.*v=\([^ ]*\).*/\1/p'); Redis AOF appendfsync everysec, Spillway flush interval, acks=leader"
+echo
+printf '%-34s %12s %10s %10s %9s %9s\n' "throughput" "msg/s" "MB/s" "of raw64K" "x NATS" "x Redis"
+printf '%-34s %12s %10s %10s\n' "raw TCP loopback, 1 KiB writes" "-" "$(num "$RAW1" 1)" "$(ratio "$RAW1" "$RAW64")"
+printf '%-34s %12s %10s %10s\n' "raw TCP loopback, 64 KiB writes" "-" "$(num "$RAW64" 1)" "1.00x"
+for op in produce consume; do
+  for size in 100 1024; do
+    label="$op $( ((size == 100)) && echo "100 B" || echo "1 KiB")"
+    nats=$(median "nats.$op.$size.mps")
+    redis=$(median "redis.$op.$size.mps")
+    spill=$(median "spillway.$op.$size.mps")
+    for sys in Spillway "NATS JetStream" "Redis Streams"; do
+      case $sys in
+        Spillway) v=$spill x1=$(ratio "$spill" "$nats") x2=$(ratio "$spill" "$redis") ;;
+        NATS*) v=$nats x1="" x2=$(ratio "$nats" "$redis") ;;
+        Redis*) v=$redis x1=$(ratio "$redis" "$nats") x2="" ;;
+      esac
+      m=$(mbs "$v" "$size")
+      printf '%-34s %12s %10s %10s %9s %9s\n' "$label, $sys" "$(num "$v")" "$(num "$m" 1)" \
+        "$(ratio "$m" "$RAW64")" "$x1" "$x2"
+    done
+  done
+done
+echo
+printf '%-34s %10s %10s %10s %10s %12s\n' "latency, $RATE msg/s of 1 KiB (us)" p50 p99 p99.9 max "p99 vs best"
+best_peer=$(awk -v a="$(median nats.lat.p99_us)" -v b="$(median redis.lat.p99_us)" 'BEGIN { if (a == "") print b; else if (b == "" || a < b) print a; else print b }')
+for sys in spillway nats redis; do
+  case $sys in spillway) name=Spillway ;; nats) name="NATS JetStream" ;; redis) name="Redis Streams" ;; esac
+  printf '%-34s %10s %10s %10s %10s %12s\n' "$name" "$(num "$(median $sys.lat.p50_us)" 1)" \
+    "$(num "$(median $sys.lat.p99_us)" 1)" "$(num "$(median $sys.lat.p999_us)" 1)" \
+    "$(num "$(median $sys.lat.max_us)" 1)" "$(ratio "$(median $sys.lat.p99_us)" "$best_peer")"
+done
+echo
+printf '%-34s %12s %10s %12s\n' "durable, 1 KiB produce" "msg/s" "p99 (us)" "vs 1 prod."
+d1=$(median spillway.durable.1.mps)
+d8=$(median spillway.durable.8.mps)
+printf '%-34s %12s %10s %12s\n' "Spillway durable, 1 producer" "$(num "$d1")" "$(num "$(median spillway.durable.1.p99)" 1)" "1.00x"
+printf '%-34s %12s %10s %12s\n' "Spillway durable, 8 producers" "$(num "$d8")" "$(num "$(median spillway.durable.8.p99)" 1)" "$(ratio "$d8" "$d1")"
+printf '%-34s %12s %10s\n' "Redis Streams, appendfsync everysec" "$(num "$(median redis.produce.1024.mps)")" "$(num "$(median redis.produce.1024.p99)" 1)"
+if ((HAVE_SPILLWAY == 0)); then echo "Spillway rows pending: $SPILLWAY_WHY"; fi
+echo
+echo "finished in $(($(date +%s) - START)) s"
