@@ -246,7 +246,10 @@ run_spillway_durable() {
 # True when this tree's `spillway perf` can produce to a broker.
 spillway_available() {
   [[ -x $SPILLWAY && -x $RELEASE/broker/spillway-broker ]] || return 1
-  "$SPILLWAY" perf produce --help >/dev/null 2>&1 || return 1
+  "$SPILLWAY" perf --help 2>/dev/null | grep -q produce || {
+    SPILLWAY_WHY="this tree's spillway has no perf subcommand"
+    return 1
+  }
   start_spillway interval || return 1
   local out
   out=$(spillway_perf produce --topic probe --size 100 --count 100 --acks leader \
