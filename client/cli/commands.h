@@ -14,4 +14,7 @@ inline constexpr const char* kDefaultBroker = "127.0.0.1:9092";
 // version, the apis it serves and the round trip.
 void add_ping_command(CLI::App& app, int* exit_code);
 
+// `spillway perf produce|consume|e2e`: load tests; see client/cli/perf_command.cc.
+void add_perf_command(CLI::App& app, int* exit_code);
+
 }  // namespace spillway::cli

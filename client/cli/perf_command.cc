@@ -1,0 +1,305 @@
+// `spillway perf produce|consume|e2e`: load tests against a broker. The
+// harness (threads, fixed-rate schedule, histograms, report, plot) lives in
+// client/perf (spillway_perf); this file parses the flags and adapts
+// spillway::Producer / spillway::Consumer to the harness's two interfaces.
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "commands.h"
+#include "spillway/perf/load_driver.h"
+#include "spillway/perf/percentile_plot.h"
+#include "spillway/perf/perf_report.h"
+
+#if __has_include("spillway/producer.h")
+#include "spillway/producer.h"
+#define SPILLWAY_PERF_HAS_PRODUCER 1
+#endif
+#if __has_include("spillway/consumer.h")
+#include "spillway/consumer.h"
+#define SPILLWAY_PERF_HAS_CONSUMER 1
+#endif
+
+namespace spillway::cli {
+
+namespace {
+
+struct PerfOptions {
+  std::string mode;  // produce, consume, e2e
+  std::string broker = kDefaultBroker;
+  std::string topic = "perf";
+  uint32_t producers = 1;
+  uint32_t consumers = 1;
+  uint32_t size = 100;
+  uint64_t count = 0;
+  double duration_s = 0;
+  uint32_t partitions = 1;
+  std::string acks = "leader";
+  std::string compression = "none";
+  uint32_t batch_bytes = 256u << 10;
+  uint32_t linger_ms = 5;
+  uint64_t rate = 0;
+  bool json = false;
+  std::string plot;
+};
+
+#ifdef SPILLWAY_PERF_HAS_PRODUCER
+
+// One spillway::Producer (its own connection and I/O thread) per harness
+// thread. Each in-flight message needs its latency origin back in the
+// delivery callback without allocating: it rides in one of kWindow
+// preallocated slots, handed out and returned through a single-producer /
+// single-consumer ring of free slot numbers (the sending thread takes, the
+// producer's I/O thread gives back). The window also bounds the messages in
+// flight, as NATS's max pending acks does.
+class ClientProducer final : public perf::PerfProducer {
+ public:
+  static constexpr uint32_t kWindow = 1u << 16;
+
+  ClientProducer(std::unique_ptr<Producer> producer, std::string topic,
+                 perf::AckRecorder& recorder)
+      : producer_(std::move(producer)),
+        topic_(std::move(topic)),
+        recorder_(recorder),
+        slots_(kWindow),
+        free_(kWindow) {
+    for (uint32_t i = 0; i < kWindow; ++i) {
+      slots_[i].owner = this;
+      slots_[i].index = i;
+      free_[i] = i;
+    }
+    free_tail_.store(kWindow);
+  }
+
+  ~ClientProducer() override {
+    // Every callback has run once close() returns; the slots outlive them.
+    (void)producer_->close();
+  }
+
+  std::string send(std::span<const std::byte> payload, uint64_t origin_ns) override {
+    // Wait for a free slot: the window of unacknowledged messages is full.
+    while (free_head_ == free_tail_.load(std::memory_order_acquire)) std::this_thread::yield();
+    Slot& slot = slots_[free_[free_head_ % kWindow]];
+    ++free_head_;
+    slot.origin_ns = origin_ns;
+    producer_->send(topic_, {}, payload, {}, DeliveryCallback{&on_delivery, &slot});
+    return first_error();
+  }
+
+  std::string flush() override {
+    const Status status = producer_->flush();
+    if (!status.ok()) return status.to_string();
+    return first_error();
+  }
+
+ private:
+  struct Slot {
+    ClientProducer* owner = nullptr;
+    uint32_t index = 0;
+    uint64_t origin_ns = 0;
+  };
+
+  static void on_delivery(void* context, const Status& status, const RecordMetadata&) {
+    Slot& slot = *static_cast<Slot*>(context);
+    ClientProducer& self = *slot.owner;
+    self.recorder_.acked(slot.origin_ns, status.ok());
+    if (!status.ok() && !self.failed_.exchange(true)) {
+      std::lock_guard lock(self.error_mutex_);
+      self.error_ = status.to_string();
+    }
+    const uint64_t tail = self.free_tail_.load(std::memory_order_relaxed);
+    self.free_[tail % kWindow] = slot.index;
+    self.free_tail_.store(tail + 1, std::memory_order_release);
+  }
+
+  std::string first_error() {
+    if (!failed_.load(std::memory_order_relaxed)) return "";
+    std::lock_guard lock(error_mutex_);
+    return error_;
+  }
+
+  std::unique_ptr<Producer> producer_;
+  std::string topic_;
+  perf::AckRecorder& recorder_;
+  std::vector<Slot> slots_;
+  std::vector<uint32_t> free_;  // ring of free slot numbers
+  uint64_t free_head_ = 0;      // next to take; the sending thread's
+  std::atomic<uint64_t> free_tail_{0};
+  std::atomic<bool> failed_{false};
+  std::mutex error_mutex_;
+  std::string error_;
+};
+
+Result<ProducerOptions> producer_options(const PerfOptions& o) {
+  ProducerOptions options;
+  options.bootstrap = o.broker;
+  if (o.acks == "none") {
+    options.acks = Acks::kNone;
+  } else if (o.acks == "durable") {
+    options.acks = Acks::kDurable;
+  } else {
+    options.acks = Acks::kLeader;
+  }
+  options.compression =
+      o.compression == "zstd" ? ProducerCompression::kZstd : ProducerCompression::kNone;
+  options.batch_bytes = o.batch_bytes;
+  options.linger = std::chrono::milliseconds(o.linger_ms);
+  return options;
+}
+
+perf::ProducerFactory make_producer_factory(const PerfOptions& o) {
+  return [o](uint32_t, perf::AckRecorder& recorder,
+             std::string* error) -> std::unique_ptr<perf::PerfProducer> {
+    Result<ProducerOptions> options = producer_options(o);
+    if (!options.ok()) {
+      *error = options.status().to_string();
+      return nullptr;
+    }
+    Result<std::unique_ptr<Producer>> producer = Producer::create(*options);
+    if (!producer.ok()) {
+      *error = producer.status().to_string();
+      return nullptr;
+    }
+    return std::make_unique<ClientProducer>(std::move(*producer), o.topic, recorder);
+  };
+}
+
+#else
+
+perf::ProducerFactory make_producer_factory(const PerfOptions&) {
+  return [](uint32_t, perf::AckRecorder&, std::string* error) {
+    *error = "not available yet: this build has no spillway::Producer (issue 5)";
+    return std::unique_ptr<perf::PerfProducer>();
+  };
+}
+
+#endif
+
+// The Consumer adapter arrives with spillway::Consumer (issue 5).
+perf::ConsumerFactory make_consumer_factory(const PerfOptions&) {
+  return [](uint32_t, std::string* error) {
+    *error = "not available yet: this build has no spillway::Consumer (issue 5)";
+    return std::unique_ptr<perf::PerfConsumer>();
+  };
+}
+
+int run_perf(const PerfOptions& o) {
+  perf::LoadPlan plan;
+  plan.producers = o.producers;
+  plan.consumers = o.consumers;
+  plan.message_bytes = o.size;
+  plan.messages = o.count;
+  plan.duration_ns = static_cast<uint64_t>(std::llround(o.duration_s * 1e9));
+  plan.rate = o.rate;
+  // Without a bound, produce and e2e run 10 s; consume reads until idle.
+  if (plan.messages == 0 && plan.duration_ns == 0 && o.mode != "consume")
+    plan.duration_ns = 10'000'000'000;
+  plan.idle_timeout_ns = 2'000'000'000;
+  plan.show_progress = true;  // only drawn when stderr is a terminal
+
+  perf::LoadOutcome outcome;
+  if (o.mode == "produce") {
+    outcome = perf::run_produce(plan, make_producer_factory(o));
+  } else if (o.mode == "consume") {
+    outcome = perf::run_consume(plan, make_consumer_factory(o));
+  } else {
+    outcome = perf::run_end_to_end(plan, make_producer_factory(o), make_consumer_factory(o));
+  }
+  if (!outcome.error.empty()) {
+    std::fprintf(stderr, "spillway perf %s: %s\n", o.mode.c_str(), outcome.error.c_str());
+    return 1;
+  }
+  const std::string report =
+      o.json ? perf::format_json(outcome.result) : perf::format_table(outcome.result);
+  std::fputs(report.c_str(), stdout);
+  if (!o.plot.empty()) {
+    std::string title = "spillway perf " + o.mode + ": " + std::to_string(o.size) + " B messages";
+    if (o.rate != 0) title += " at " + perf::group_thousands(o.rate) + " msg/s";
+    std::vector<perf::PlotSeries> series;
+    if (outcome.result.latency != nullptr) {
+      series.push_back({"latency from " + outcome.result.latency_origin, outcome.result.latency});
+    }
+    const std::string error =
+        perf::write_text_file(o.plot, perf::render_percentile_svg(title, series));
+    if (!error.empty()) {
+      std::fprintf(stderr, "spillway perf: --plot %s\n", error.c_str());
+      return 1;
+    }
+  }
+  return outcome.result.errors == 0 ? 0 : 1;
+}
+
+void add_mode(CLI::App& perf, const char* mode, const char* description, int* exit_code) {
+  auto o = std::make_shared<PerfOptions>();
+  o->mode = mode;
+  CLI::App* cmd = perf.add_subcommand(mode, description);
+  const std::string m = mode;
+  cmd->add_option("-b,--broker", o->broker, "broker address HOST:PORT")->capture_default_str();
+  cmd->add_option("-t,--topic", o->topic, "topic to use")->capture_default_str();
+  cmd->add_option("-s,--size", o->size, "message size in bytes (>= 8 for e2e: it carries a timestamp)")
+      ->check(CLI::Range(1u, 1u << 20))
+      ->capture_default_str();
+  cmd->add_option("-n,--count", o->count, "messages in total (0 = bounded by --duration)")
+      ->check(CLI::Range(uint64_t{0}, uint64_t{1} << 40));
+  cmd->add_option("-d,--duration", o->duration_s,
+                  "seconds to run (default 10 for produce and e2e when --count is absent)")
+      ->check(CLI::Range(0.0, 86'400.0));
+  if (m != "consume") {
+    cmd->add_option("-p,--producers", o->producers, "producer threads, one connection each")
+        ->check(CLI::Range(1u, 1'024u))
+        ->capture_default_str();
+    cmd->add_option("--acks", o->acks, "when the broker acknowledges")
+        ->check(CLI::IsMember({"none", "leader", "durable"}))
+        ->capture_default_str();
+    cmd->add_option("--compression", o->compression, "batch compression")
+        ->check(CLI::IsMember({"none", "zstd"}))
+        ->capture_default_str();
+    cmd->add_option("--batch-bytes", o->batch_bytes, "producer batch size in bytes")
+        ->check(CLI::Range(1'024u, 1u << 30))
+        ->capture_default_str();
+    cmd->add_option("--linger-ms", o->linger_ms, "how long a batch waits for more messages")
+        ->check(CLI::Range(0u, 60'000u))
+        ->capture_default_str();
+    cmd->add_option("--rate", o->rate,
+                    "fixed-rate mode: total messages/s, each sent at its intended time and "
+                    "its latency measured from it (absent = as fast as possible)")
+        ->check(CLI::Range(uint64_t{1}, uint64_t{1'000'000'000}));
+  }
+  if (m != "produce") {
+    cmd->add_option("-c,--consumers", o->consumers, "consumer threads, one connection each")
+        ->check(CLI::Range(1u, 1'024u))
+        ->capture_default_str();
+  }
+  cmd->add_option("--partitions", o->partitions,
+                  "partitions of the topic when the broker creates it")
+      ->check(CLI::Range(1u, 65'536u))
+      ->capture_default_str();
+  cmd->add_flag("--json", o->json, "print the report as one JSON object");
+  cmd->add_option("--plot", o->plot, "write a latency-percentile chart (SVG) to this file");
+  cmd->callback([o, exit_code] {
+    if (o->mode == "e2e" && o->size < 8) {
+      std::fprintf(stderr, "spillway perf e2e: --size must be at least 8 (the timestamp)\n");
+      *exit_code = 1;
+      return;
+    }
+    *exit_code = run_perf(*o);
+  });
+}
+
+}  // namespace
+
+void add_perf_command(CLI::App& app, int* exit_code) {
+  CLI::App* perf = app.add_subcommand("perf", "Load-test a broker: throughput and latency");
+  perf->require_subcommand(1);
+  add_mode(*perf, "produce", "Send messages; report acks/s and send-to-ack latency", exit_code);
+  add_mode(*perf, "consume", "Read a topic back from its start; report messages/s", exit_code);
+  add_mode(*perf, "e2e", "Produce and consume at once; report send-to-receipt latency",
+           exit_code);
+}
+
+}  // namespace spillway::cli
