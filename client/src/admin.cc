@@ -1,6 +1,8 @@
 // Admin: administrative calls over one Connection.
 #include "spillway/admin.h"
 
+#include "wire.h"
+
 namespace spillway {
 
 Result<Admin> Admin::connect(std::string_view address, ConnectionOptions options) {
@@ -23,6 +25,40 @@ Result<PingReply> Admin::ping() {
   Result<ApiVersionsResponse> versions = api_versions();
   if (!versions.ok()) return versions.status();
   return PingReply{std::move(versions).value(), std::chrono::steady_clock::now() - start};
+}
+
+Status Admin::create_topic(std::string_view name, const TopicOptions& options) {
+  std::vector<std::byte> body;
+  wire::encode_create_topic_request({name, options.partitions, options.flush_policy,
+                                     options.retention_bytes, options.retention_ms,
+                                     options.segment_bytes},
+                                    body);
+  Result<std::vector<std::byte>> response =
+      connection_.request(frame::ApiKey::kCreateTopics, 0, body);
+  return response.ok() ? Status::Ok() : response.status();
+}
+
+Status Admin::delete_topic(std::string_view name) {
+  std::vector<std::byte> body;
+  wire::encode_delete_topic_request(name, body);
+  Result<std::vector<std::byte>> response =
+      connection_.request(frame::ApiKey::kDeleteTopics, 0, body);
+  return response.ok() ? Status::Ok() : response.status();
+}
+
+Result<std::vector<TopicDescription>> Admin::list_topics() {
+  Result<std::vector<wire::TopicMetadata>> m = wire::request_metadata(connection_, {}, true);
+  if (!m.ok()) return m.status();
+  std::vector<TopicDescription> topics;
+  topics.reserve(m->size());
+  for (wire::TopicMetadata& t : *m) {
+    if (t.error == ErrorCode::kOk) topics.push_back(std::move(t.topic));
+  }
+  return topics;
+}
+
+Result<TopicDescription> Admin::describe_topic(std::string_view name) {
+  return wire::describe_topic(connection_, name);
 }
 
 }  // namespace spillway

@@ -1,19 +1,31 @@
-// Administrative calls on one broker. Today: ApiVersions and ping; topic
-// management joins them with the topic requests.
+// Administrative calls on one broker: ApiVersions/ping and topic
+// management (create, delete, list, describe).
 #pragma once
 
 #include <chrono>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "spillway/common/api_versions.h"
 #include "spillway/common/status.h"
 #include "spillway/connection.h"
+#include "spillway/topic_description.h"
 
 namespace spillway {
 
 struct PingReply {
   ApiVersionsResponse versions;            // the broker's version and apis
   std::chrono::nanoseconds round_trip{0};  // request sent to response read
+};
+
+// Settings of a new topic. -2 / "" = the broker's default.
+struct TopicOptions {
+  int32_t partitions = 1;
+  std::string flush_policy;      // "durable", "interval" or "" (default)
+  int64_t retention_bytes = -2;  // -1 = unlimited
+  int64_t retention_ms = -2;     // -1 = unlimited
+  int64_t segment_bytes = -2;
 };
 
 class Admin {
@@ -27,6 +39,16 @@ class Admin {
 
   // One ApiVersions round trip, timed.
   Result<PingReply> ping();
+
+  // Creates a topic. Errors: kTopicExists, kInvalidArgument (the message
+  // names the bad setting), transport errors.
+  Status create_topic(std::string_view name, const TopicOptions& options = {});
+  // Deletes a topic and its data. Error: kUnknownTopic.
+  Status delete_topic(std::string_view name);
+  // Every topic, with its partitions' offsets, in the broker's order.
+  Result<std::vector<TopicDescription>> list_topics();
+  // One topic. Error: kUnknownTopic.
+  Result<TopicDescription> describe_topic(std::string_view name);
 
   Connection& connection() noexcept { return connection_; }
 

@@ -1,0 +1,144 @@
+// Consumer: reads records from assigned partitions of a Spillway broker.
+//
+// assign() names the partitions; each starts at the offset committed for
+// the consumer's group (when it has one), else at the beginning or the end
+// of the log (ConsumerOptions::reset). poll() long-polls the broker with one
+// Fetch request for every assigned partition and returns the records it
+// got, in offset order per partition, decompressing zstd batches and
+// skipping records below the position inside the first batch. Records
+// already fetched are handed out by later polls without a request; that
+// path allocates nothing.
+//
+// Concurrency: one thread at a time. Views in the records poll() returns
+// stay valid until the next poll(), seek, assign or destruction.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "spillway/common/record_batch.h"
+#include "spillway/common/status.h"
+#include "spillway/topic_description.h"
+
+namespace spillway {
+
+enum class OffsetReset : int8_t { kEarliest, kLatest };
+
+struct ConsumerOptions {
+  std::string bootstrap = "127.0.0.1:9092";
+  // Empty = no group: nothing is committed and every partition starts at
+  // `reset`. Otherwise positions start at the group's committed offsets.
+  std::string group_id;
+  OffsetReset reset = OffsetReset::kEarliest;  // where to start without a commit
+  std::chrono::milliseconds fetch_max_wait{500};
+  int32_t fetch_max_bytes = 8 << 20;
+  int32_t partition_max_bytes = 1 << 20;
+  // poll() returns about this many records at most (whole batches).
+  std::size_t max_poll_records = 2'000;
+  std::chrono::milliseconds connect_timeout{5'000};
+  std::chrono::milliseconds request_timeout{10'000};
+  uint32_t max_response_bytes = 64u << 20;
+};
+
+// One record. Spans and the topic point into the consumer's buffers.
+struct ConsumerRecord {
+  std::string_view topic;
+  int32_t partition = 0;
+  int64_t offset = 0;
+  int64_t timestamp = 0;  // milliseconds since the epoch
+  std::span<const std::byte> key;  // empty when has_key is false
+  bool has_key = false;
+  std::span<const std::byte> value;
+  int32_t header_count = 0;
+  std::span<const std::byte> encoded_headers;  // see for_each_header
+
+  std::string_view key_string() const noexcept {
+    return {reinterpret_cast<const char*>(key.data()), key.size()};
+  }
+  std::string_view value_string() const noexcept {
+    return {reinterpret_cast<const char*>(value.data()), value.size()};
+  }
+  // Calls fn(std::string_view key, std::span<const std::byte> value) for
+  // each header. kCorruptMessage if the encoded headers are malformed.
+  template <typename Fn>
+  Status for_each_header(Fn&& fn) const;
+};
+
+using ConsumerRecords = std::span<const ConsumerRecord>;
+
+struct TopicPartitionOffset {
+  std::string topic;
+  int32_t partition = 0;
+  int64_t offset = 0;  // the next offset to consume
+};
+
+class Consumer {
+ public:
+  // Validates the options and connects. Errors: kInvalidArgument,
+  // kNotConnected, kTimeout.
+  static Result<std::unique_ptr<Consumer>> create(ConsumerOptions options);
+  ~Consumer();
+  Consumer(const Consumer&) = delete;
+  Consumer& operator=(const Consumer&) = delete;
+
+  // Adds partitions of `topic` to the assignment (all of them when
+  // `partitions` is empty). Errors: kUnknownTopic, kUnknownPartition,
+  // transport errors. Records already fetched are dropped.
+  Status assign(std::string_view topic, std::span<const int32_t> partitions = {});
+  // Drops every assigned partition.
+  void unassign();
+
+  // The next poll() reads `topic`/`partition` from `offset`
+  // (kUnknownPartition if it is not assigned).
+  Status seek(std::string_view topic, int32_t partition, int64_t offset);
+  Status seek_to_beginning(std::string_view topic, int32_t partition);
+  Status seek_to_end(std::string_view topic, int32_t partition);
+  // The next offset poll() will return for the partition; -1 while it is
+  // still to be resolved (committed offset or reset).
+  Result<int64_t> position(std::string_view topic, int32_t partition) const;
+
+  // Returns the next records, waiting up to `timeout` for some; empty when
+  // none arrived. Errors: kUnknownTopic/kUnknownPartition/kCorruptMessage
+  // from the broker, kNotConnected/kTimeout when the broker cannot be
+  // reached (the next poll reconnects), kInvalidArgument with nothing
+  // assigned.
+  Result<ConsumerRecords> poll(std::chrono::milliseconds timeout);
+
+  // Commits the current positions of every assigned partition (the offsets
+  // after the records poll() has returned) for the group; durable when it
+  // returns ok. kInvalidArgument without a group id.
+  Status commit();
+  Status commit(std::span<const TopicPartitionOffset> offsets);
+  // The group's committed offset for the partition; -1 when none.
+  Result<int64_t> committed(std::string_view topic, int32_t partition);
+
+  // The broker's view of `topic` (log start offsets and high watermarks).
+  Result<TopicDescription> describe(std::string_view topic);
+
+  struct Impl;
+
+ private:
+  explicit Consumer(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+template <typename Fn>
+Status ConsumerRecord::for_each_header(Fn&& fn) const {
+  batch::RecordView view{};
+  view.header_count = header_count;
+  view.headers = encoded_headers;
+  batch::HeaderReader reader(view);
+  batch::RecordHeaderView h;
+  while (reader.next(&h)) {
+    fn(std::string_view(reinterpret_cast<const char*>(h.key.data()), h.key.size()), h.value);
+  }
+  return reader.status();
+}
+
+}  // namespace spillway

@@ -1,0 +1,143 @@
+// Producer: sends records to a Spillway broker, batched per partition.
+//
+// send() picks the partition on the client (Kafka's murmur2 of the key, the
+// same as Java and librdkafka; keyless records stick to one partition per
+// batch, then move round-robin), copies the record into the partition's
+// pooled staging buffer and returns. A background I/O thread, which owns the
+// socket, turns ready batches (full, lingered, or flushed) into RecordBatch
+// v2 batches built by BatchBuilder in pooled WriteBuffers (optionally zstd),
+// frames them as Produce requests and writes them with the GatherWriter. It
+// keeps at most `max_in_flight` requests outstanding on the connection and
+// at most ONE batch per partition in flight, so a retried batch is never
+// overtaken: per-partition order is send order even across retries and
+// reconnects (delivery is at-least-once: a batch whose response was lost is
+// sent again).
+//
+// Every send completes exactly once, on the I/O thread, with the partition
+// and offset or an error; close() delivers or fails everything still
+// pending. In the steady state send and delivery allocate nothing.
+//
+// Concurrency: send(), flush() and close() may be called from any thread.
+// Callbacks run on the I/O thread; they may call send() but must not call
+// flush() or close() (those wait for the I/O thread).
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <future>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "spillway/common/status.h"
+
+namespace spillway {
+
+enum class Acks : int8_t {
+  kNone = 0,     // the broker answers once the request is validated; offset -1
+  kLeader = 1,   // after the append
+  kDurable = 2,  // after fdatasync covers the records
+};
+
+enum class ProducerCompression : int8_t { kNone = 0, kZstd = 4 };
+
+struct ProducerOptions {
+  std::string bootstrap = "127.0.0.1:9092";  // "host:port" of the broker
+  Acks acks = Acks::kLeader;
+  // How long a partition's batch waits for more records before it is sent.
+  std::chrono::milliseconds linger{5};
+  // A batch is sent once its records reach this many bytes (estimated).
+  std::size_t batch_bytes = 256u << 10;
+  ProducerCompression compression = ProducerCompression::kNone;
+  int zstd_level = 3;
+  // Produce requests outstanding on the connection at once (>= 1).
+  int max_in_flight = 5;
+  // Sends of a batch after the first, on retriable errors (connection
+  // lost, timeout, broker shutting down or overloaded).
+  int retries = 10;
+  std::chrono::milliseconds retry_backoff{100};
+  // A record not acknowledged this long after send() fails with kTimeout.
+  std::chrono::milliseconds delivery_timeout{30'000};
+  // A request with no response for this long counts as a lost connection.
+  std::chrono::milliseconds request_timeout{10'000};
+  std::chrono::milliseconds connect_timeout{5'000};
+  // Largest response frame accepted.
+  uint32_t max_response_bytes = 16u << 20;
+};
+
+// A record header: a string key and a byte value (Kafka's record headers).
+struct Header {
+  std::string_view key;
+  std::span<const std::byte> value;
+};
+
+// Where a record landed. `topic` is valid during the callback only.
+struct RecordMetadata {
+  std::string_view topic;
+  int32_t partition = -1;
+  int64_t offset = -1;  // -1 with Acks::kNone or on error
+  int64_t timestamp = 0;  // milliseconds since the epoch, as sent
+};
+
+// Completion of one send: a plain function and its context, so that
+// passing one allocates nothing. `status` is ok iff the record was
+// acknowledged; `metadata.partition` is set whenever it was known.
+struct DeliveryCallback {
+  void (*fn)(void* context, const Status& status, const RecordMetadata& metadata) = nullptr;
+  void* context = nullptr;
+};
+
+class Producer {
+ public:
+  // Largest record (key + value + headers) a Producer accepts; larger ones
+  // fail their callback with kBatchTooLarge.
+  static constexpr std::size_t kMaxRecordBytes = (1u << 20) - 256;
+  // Most headers on one record.
+  static constexpr std::size_t kMaxHeaders = 64;
+
+  // Validates the options and starts the I/O thread. The connection is made
+  // by the I/O thread (and re-made after a failure), so create() succeeds
+  // even when the broker is down; sends then fail after delivery_timeout.
+  // Error: kInvalidArgument for bad options.
+  static Result<std::unique_ptr<Producer>> create(ProducerOptions options);
+
+  // close()s.
+  ~Producer();
+  Producer(const Producer&) = delete;
+  Producer& operator=(const Producer&) = delete;
+
+  // Queues one record; `cb` is called exactly once with the outcome. The
+  // bytes are copied before send returns. An empty key means no key (the
+  // record is placed sticky); `partition` >= 0 overrides the partitioner.
+  // The first send to a topic waits (up to delivery_timeout) for its
+  // partition count from the broker; an unknown topic fails the callback
+  // with kUnknownTopic. After close(), fails with kShuttingDown.
+  void send(std::string_view topic, std::span<const std::byte> key,
+            std::span<const std::byte> value, std::span<const Header> headers,
+            DeliveryCallback cb, int32_t partition = -1);
+
+  // Convenience: the outcome as a future (allocates its shared state).
+  std::future<Result<RecordMetadata>> send(std::string_view topic, std::string_view key,
+                                           std::string_view value, int32_t partition = -1);
+
+  // Sends every queued record now and waits until as many records have
+  // completed as had been sent when flush was called (with no concurrent
+  // sends: every record). Returns the first error any of them got, or ok.
+  Status flush();
+
+  // Flushes, then stops the I/O thread: records still not acknowledged when
+  // delivery_timeout ends fail with kShuttingDown or their own error. Every
+  // callback has run when close() returns. Idempotent. Returns ok iff every
+  // record sent on this producer was acknowledged.
+  Status close();
+
+  struct Impl;
+
+ private:
+  explicit Producer(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace spillway

@@ -1,0 +1,25 @@
+// What the broker reports about a topic (its Metadata answer), shared by
+// Admin (describe/list) and the Consumer (log start / high watermark).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace spillway {
+
+struct PartitionDescription {
+  int32_t partition = 0;
+  int64_t log_start_offset = 0;  // first offset still stored
+  int64_t high_watermark = 0;    // offset the next record will get
+};
+
+struct TopicDescription {
+  std::string name;
+  std::string flush_policy;      // "durable" or "interval"
+  int64_t retention_bytes = -1;  // -1 = unlimited
+  int64_t retention_ms = -1;     // -1 = unlimited
+  std::vector<PartitionDescription> partitions;
+};
+
+}  // namespace spillway

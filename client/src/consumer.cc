@@ -1,0 +1,454 @@
+// Consumer: Fetch long polls on a Channel (reused buffers), control
+// requests (Metadata, FetchOffsets, CommitOffsets) on a separate Connection,
+// so that committing never invalidates records already handed out.
+#include "spillway/consumer.h"
+
+#include <algorithm>
+
+#include "channel.h"
+#include "spillway/connection.h"
+#include "wire.h"
+
+namespace spillway {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Position states besides a real offset.
+constexpr int64_t kResolveCommitted = -1;  // committed offset, else the reset policy
+constexpr int64_t kResolveEarliest = -2;
+constexpr int64_t kResolveLatest = -3;
+
+struct Assigned {
+  std::string topic;
+  int32_t partition = 0;
+  int64_t position = kResolveCommitted;
+};
+
+// Fetched records of one partition not yet handed out.
+struct Pending {
+  std::size_t index;                    // into assigned
+  std::span<const std::byte> records;  // whole batches still to read
+};
+
+// A growable buffer for decompressed records blocks, reused across polls.
+struct ArenaBuffer {
+  std::unique_ptr<std::byte[]> data;
+  std::size_t capacity = 0;
+};
+
+}  // namespace
+
+struct Consumer::Impl {
+  explicit Impl(ConsumerOptions o) : options(std::move(o)) {}
+
+  const ConsumerOptions options;
+  std::vector<Assigned> assigned;  // sorted by topic, then partition
+  wire::Channel fetch;
+  std::unique_ptr<Connection> control;
+  std::vector<Pending> pending;
+  std::vector<ConsumerRecord> records;
+  std::vector<ArenaBuffer> arena;
+  std::size_t arena_used = 0;
+  int32_t next_correlation_id = 1;
+  std::byte request_scratch[4096];
+
+  Status ensure_control() {
+    if (control && control->is_open()) return Status::Ok();
+    ConnectionOptions co;
+    co.connect_timeout = options.connect_timeout;
+    co.request_timeout = options.request_timeout;
+    co.client_id = "spillway-consumer";
+    Result<Connection> c = Connection::connect(options.bootstrap, co);
+    if (!c.ok()) return c.status();
+    control = std::make_unique<Connection>(std::move(c).value());
+    return Status::Ok();
+  }
+
+  Assigned* find(std::string_view topic, int32_t partition) {
+    for (Assigned& a : assigned) {
+      if (a.topic == topic && a.partition == partition) return &a;
+    }
+    return nullptr;
+  }
+
+  Status resolve_positions();
+  Status send_fetch(std::chrono::milliseconds wait);
+  Status take_response_into_pending(const wire::Response& response);
+  Status drain_pending();
+  Result<std::span<const std::byte>> decompress(std::span<const std::byte> batch);
+};
+
+Result<std::unique_ptr<Consumer>> Consumer::create(ConsumerOptions options) {
+  std::string host, port;
+  SPILLWAY_RETURN_IF_ERROR(wire::split_address(options.bootstrap, &host, &port));
+  if (options.fetch_max_bytes <= 0 || options.partition_max_bytes <= 0 ||
+      options.max_poll_records == 0) {
+    return Status(ErrorCode::kInvalidArgument,
+                  "fetch_max_bytes, partition_max_bytes and max_poll_records must be positive");
+  }
+  auto impl = std::make_unique<Impl>(std::move(options));
+  SPILLWAY_RETURN_IF_ERROR(impl->ensure_control());
+  SPILLWAY_RETURN_IF_ERROR(impl->fetch.connect(impl->options.bootstrap,
+                                               impl->options.connect_timeout,
+                                               impl->options.request_timeout +
+                                                   impl->options.fetch_max_wait));
+  return std::unique_ptr<Consumer>(new Consumer(std::move(impl)));
+}
+
+Consumer::Consumer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Consumer::~Consumer() = default;
+
+Status Consumer::assign(std::string_view topic, std::span<const int32_t> partitions) {
+  Impl& c = *impl_;
+  SPILLWAY_RETURN_IF_ERROR(c.ensure_control());
+  Result<TopicDescription> d = wire::describe_topic(*c.control, topic);
+  if (!d.ok()) return d.status();
+  std::vector<int32_t> wanted(partitions.begin(), partitions.end());
+  if (wanted.empty()) {
+    for (const PartitionDescription& p : d->partitions) wanted.push_back(p.partition);
+  }
+  for (int32_t p : wanted) {
+    if (p < 0 || static_cast<std::size_t>(p) >= d->partitions.size()) {
+      return Status(ErrorCode::kUnknownPartition,
+                    "topic '" + std::string(topic) + "' has " +
+                        std::to_string(d->partitions.size()) + " partitions, not " +
+                        std::to_string(p + 1));
+    }
+  }
+  for (int32_t p : wanted) {
+    if (!c.find(topic, p)) c.assigned.push_back({std::string(topic), p, kResolveCommitted});
+  }
+  std::sort(c.assigned.begin(), c.assigned.end(), [](const Assigned& a, const Assigned& b) {
+    return a.topic != b.topic ? a.topic < b.topic : a.partition < b.partition;
+  });
+  c.pending.clear();
+  return Status::Ok();
+}
+
+void Consumer::unassign() {
+  impl_->assigned.clear();
+  impl_->pending.clear();
+}
+
+Status Consumer::seek(std::string_view topic, int32_t partition, int64_t offset) {
+  Assigned* a = impl_->find(topic, partition);
+  if (!a) {
+    return Status(ErrorCode::kUnknownPartition, std::string(topic) + "/" +
+                                                    std::to_string(partition) + " is not assigned");
+  }
+  if (offset < 0) return Status(ErrorCode::kInvalidArgument, "offset must not be negative");
+  a->position = offset;
+  impl_->pending.clear();  // refetched from the positions
+  return Status::Ok();
+}
+
+Status Consumer::seek_to_beginning(std::string_view topic, int32_t partition) {
+  SPILLWAY_RETURN_IF_ERROR(seek(topic, partition, 0));
+  impl_->find(topic, partition)->position = kResolveEarliest;
+  return Status::Ok();
+}
+
+Status Consumer::seek_to_end(std::string_view topic, int32_t partition) {
+  SPILLWAY_RETURN_IF_ERROR(seek(topic, partition, 0));
+  impl_->find(topic, partition)->position = kResolveLatest;
+  return Status::Ok();
+}
+
+Result<int64_t> Consumer::position(std::string_view topic, int32_t partition) const {
+  Assigned* a = impl_->find(topic, partition);
+  if (!a) {
+    return Status(ErrorCode::kUnknownPartition, std::string(topic) + "/" +
+                                                    std::to_string(partition) + " is not assigned");
+  }
+  return a->position >= 0 ? a->position : -1;
+}
+
+// Turns every symbolic position into an offset: the group's committed
+// offset, else the log start or end per the reset policy.
+Status Consumer::Impl::resolve_positions() {
+  for (std::size_t i = 0; i < assigned.size();) {
+    std::size_t j = i;
+    bool unresolved = false;
+    while (j < assigned.size() && assigned[j].topic == assigned[i].topic) {
+      unresolved |= assigned[j].position < 0;
+      ++j;
+    }
+    if (!unresolved) {
+      i = j;
+      continue;
+    }
+    SPILLWAY_RETURN_IF_ERROR(ensure_control());
+    const std::string& topic = assigned[i].topic;
+    if (!options.group_id.empty()) {
+      std::vector<int32_t> parts;
+      for (std::size_t k = i; k < j; ++k) {
+        if (assigned[k].position == kResolveCommitted) parts.push_back(assigned[k].partition);
+      }
+      if (!parts.empty()) {
+        std::vector<std::byte> body;
+        wire::encode_fetch_offsets_request(options.group_id, topic, parts, body);
+        Result<std::vector<std::byte>> r =
+            control->request(frame::ApiKey::kFetchOffsets, 0, body);
+        if (!r.ok()) return r.status();
+        Status bad;
+        SPILLWAY_RETURN_IF_ERROR(
+            wire::for_each_offset_result(*r, true, [&](const wire::OffsetResult& o) {
+              if (o.error != ErrorCode::kOk) {
+                if (bad.ok()) bad = Status(o.error, std::string(o.error_message));
+                return;
+              }
+              Assigned* a = find(o.topic, o.partition);
+              if (a && a->position == kResolveCommitted && o.offset >= 0) a->position = o.offset;
+            }));
+        SPILLWAY_RETURN_IF_ERROR(bad);
+      }
+    }
+    bool still = false;
+    for (std::size_t k = i; k < j; ++k) still |= assigned[k].position < 0;
+    if (still) {
+      Result<TopicDescription> d = wire::describe_topic(*control, topic);
+      if (!d.ok()) return d.status();
+      for (std::size_t k = i; k < j; ++k) {
+        Assigned& a = assigned[k];
+        if (a.position >= 0) continue;
+        const auto part = static_cast<std::size_t>(a.partition);
+        if (part >= d->partitions.size()) {
+          return Status(ErrorCode::kUnknownPartition,
+                        topic + " has no partition " + std::to_string(a.partition));
+        }
+        const bool earliest = a.position == kResolveEarliest ||
+                              (a.position == kResolveCommitted && options.reset == OffsetReset::kEarliest);
+        a.position = earliest ? d->partitions[part].log_start_offset
+                              : d->partitions[part].high_watermark;
+      }
+    }
+    i = j;
+  }
+  return Status::Ok();
+}
+
+Status Consumer::Impl::send_fetch(std::chrono::milliseconds wait) {
+  WriteBuffer out(request_scratch);
+  const uint64_t start = out.bytes_written();
+  SPILLWAY_RETURN_IF_ERROR(wire::begin_frame(out, frame::ApiKey::kFetch, next_correlation_id++));
+  SPILLWAY_RETURN_IF_ERROR(out.write_be<int32_t>(static_cast<int32_t>(wait.count())));
+  SPILLWAY_RETURN_IF_ERROR(out.write_be<int32_t>(1));
+  SPILLWAY_RETURN_IF_ERROR(out.write_be<int32_t>(options.fetch_max_bytes));
+  int32_t topics = 0;
+  for (std::size_t i = 0; i < assigned.size(); ++i) {
+    if (i == 0 || assigned[i].topic != assigned[i - 1].topic) ++topics;
+  }
+  SPILLWAY_RETURN_IF_ERROR(out.write_be<int32_t>(topics));
+  for (std::size_t i = 0; i < assigned.size();) {
+    std::size_t j = i;
+    while (j < assigned.size() && assigned[j].topic == assigned[i].topic) ++j;
+    SPILLWAY_RETURN_IF_ERROR(wire::write_str(out, assigned[i].topic));
+    SPILLWAY_RETURN_IF_ERROR(out.write_be<int32_t>(static_cast<int32_t>(j - i)));
+    for (; i < j; ++i) {
+      SPILLWAY_RETURN_IF_ERROR(out.write_be<int32_t>(assigned[i].partition));
+      SPILLWAY_RETURN_IF_ERROR(out.write_be<int64_t>(assigned[i].position));
+      SPILLWAY_RETURN_IF_ERROR(out.write_be<int32_t>(options.partition_max_bytes));
+    }
+  }
+  wire::end_frame(out, start);
+  return fetch.send(out);
+}
+
+Status Consumer::Impl::take_response_into_pending(const wire::Response& response) {
+  if (response.error != ErrorCode::kOk) {
+    return frame::decode_error_body(response.error, response.body);
+  }
+  Status error;
+  Status st = wire::for_each_fetch_result(response.body, [&](const wire::FetchResult& r) {
+    Assigned* a = find(r.topic, r.partition);
+    if (!a) return;
+    if (r.error == ErrorCode::kOffsetOutOfRange) {
+      // Restart inside the valid range, per the reset policy.
+      a->position = options.reset == OffsetReset::kEarliest ? r.log_start_offset
+                                                             : r.high_watermark;
+      return;
+    }
+    if (r.error != ErrorCode::kOk) {
+      if (error.ok()) {
+        error = Status(r.error, r.topic.empty() ? std::string(r.error_message)
+                                                : std::string(r.topic) + "/" +
+                                                      std::to_string(r.partition) + ": " +
+                                                      std::string(r.error_message));
+      }
+      return;
+    }
+    if (!r.records.empty()) {
+      pending.push_back({static_cast<std::size_t>(a - assigned.data()), r.records});
+    }
+  });
+  SPILLWAY_RETURN_IF_ERROR(st);
+  return error;
+}
+
+Result<std::span<const std::byte>> Consumer::Impl::decompress(std::span<const std::byte> batch) {
+  if (arena_used == arena.size()) arena.emplace_back();
+  ArenaBuffer& buf = arena[arena_used];
+  for (;;) {
+    if (buf.capacity == 0) {
+      buf.capacity = 1u << 20;
+      buf.data = std::make_unique_for_overwrite<std::byte[]>(buf.capacity);
+    }
+    Result<std::span<const std::byte>> r =
+        batch::decompress_records(batch, {buf.data.get(), buf.capacity});
+    if (r.ok()) {
+      ++arena_used;
+      return r;
+    }
+    if (r.status().code() != ErrorCode::kBatchTooLarge || buf.capacity >= batch::kMaxRecordsBytes) {
+      return r.status();
+    }
+    buf.capacity = std::min(buf.capacity * 4, batch::kMaxRecordsBytes);
+    buf.data = std::make_unique_for_overwrite<std::byte[]>(buf.capacity);
+  }
+}
+
+// Hands out whole batches from `pending` into `records` until about
+// max_poll_records are there, advancing positions.
+Status Consumer::Impl::drain_pending() {
+  std::size_t p = 0;
+  for (; p < pending.size() && records.size() < options.max_poll_records; ++p) {
+    Pending& pend = pending[p];
+    Assigned& a = assigned[pend.index];
+    while (!pend.records.empty() && records.size() < options.max_poll_records) {
+      Result<batch::BatchHeader> h = batch::parse_header(pend.records);
+      if (!h.ok()) return Status(h.status().code(), a.topic + "/" + std::to_string(a.partition) +
+                                                        ": " + std::string(h.status().message()));
+      if (h->total_size() > pend.records.size()) {  // a cut-off batch: fetch it again
+        pend.records = {};
+        break;
+      }
+      const std::span<const std::byte> bytes = pend.records.first(h->total_size());
+      pend.records = pend.records.subspan(h->total_size());
+      if (h->last_offset() < a.position) continue;  // entirely before the position
+      std::span<const std::byte> block = batch::records_block(bytes);
+      if (h->compression() == batch::Compression::kZstd) {
+        Result<std::span<const std::byte>> d = decompress(bytes);
+        if (!d.ok()) return d.status();
+        block = *d;
+      } else if (h->compression() != batch::Compression::kNone) {
+        return Status(ErrorCode::kCorruptMessage, "batch with an unsupported codec");
+      }
+      const bool log_append_time = (h->attributes & batch::kTimestampTypeLogAppend) != 0;
+      batch::RecordReader reader(block, h->record_count);
+      batch::RecordView v;
+      while (reader.next(&v)) {
+        const int64_t offset = h->base_offset + v.offset_delta;
+        if (offset < a.position) continue;
+        ConsumerRecord& r = records.emplace_back();
+        r.topic = a.topic;
+        r.partition = a.partition;
+        r.offset = offset;
+        r.timestamp = log_append_time ? h->max_timestamp : h->base_timestamp + v.timestamp_delta;
+        r.key = v.key;
+        r.has_key = !v.key_is_null;
+        r.value = v.value;
+        r.header_count = v.header_count;
+        r.encoded_headers = v.headers;
+      }
+      if (!reader.status().ok()) return reader.status();
+      a.position = h->last_offset() + 1;
+    }
+    if (!pend.records.empty()) break;
+  }
+  pending.erase(pending.begin(), pending.begin() + static_cast<std::ptrdiff_t>(p));
+  return Status::Ok();
+}
+
+Result<ConsumerRecords> Consumer::poll(std::chrono::milliseconds timeout) {
+  Impl& c = *impl_;
+  c.records.clear();
+  c.arena_used = 0;
+  if (c.assigned.empty()) return Status(ErrorCode::kInvalidArgument, "no partition is assigned");
+  const Clock::time_point deadline = Clock::now() + timeout;
+  for (;;) {
+    if (!c.pending.empty()) {
+      SPILLWAY_RETURN_IF_ERROR(c.drain_pending());
+      if (!c.records.empty()) return ConsumerRecords(c.records);
+      if (!c.pending.empty()) continue;
+    }
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    SPILLWAY_RETURN_IF_ERROR(c.resolve_positions());
+    if (!c.fetch.is_open()) {
+      SPILLWAY_RETURN_IF_ERROR(c.fetch.connect(c.options.bootstrap, c.options.connect_timeout,
+                                               c.options.request_timeout +
+                                                   c.options.fetch_max_wait));
+    }
+    const auto wait = std::clamp(left, std::chrono::milliseconds(0), c.options.fetch_max_wait);
+    SPILLWAY_RETURN_IF_ERROR(c.send_fetch(wait));
+    Result<wire::Response> response = c.fetch.read_response(c.options.max_response_bytes);
+    if (!response.ok()) return response.status();
+    SPILLWAY_RETURN_IF_ERROR(c.take_response_into_pending(*response));
+    if (c.pending.empty() && Clock::now() >= deadline) return ConsumerRecords(c.records);
+  }
+}
+
+Status Consumer::commit() {
+  std::vector<TopicPartitionOffset> offsets;
+  for (const Assigned& a : impl_->assigned) {
+    if (a.position >= 0) offsets.push_back({a.topic, a.partition, a.position});
+  }
+  if (offsets.empty()) return Status::Ok();
+  return commit(offsets);
+}
+
+Status Consumer::commit(std::span<const TopicPartitionOffset> offsets) {
+  Impl& c = *impl_;
+  if (c.options.group_id.empty()) {
+    return Status(ErrorCode::kInvalidArgument, "commit needs a consumer group id");
+  }
+  SPILLWAY_RETURN_IF_ERROR(c.ensure_control());
+  std::vector<TopicPartitionOffset> sorted(offsets.begin(), offsets.end());
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const auto& a, const auto& b) { return a.topic < b.topic; });
+  std::vector<std::byte> body;
+  wire::encode_commit_offsets_request(c.options.group_id, sorted, body);
+  Result<std::vector<std::byte>> r = c.control->request(frame::ApiKey::kCommitOffsets, 0, body);
+  if (!r.ok()) return r.status();
+  Status bad;
+  SPILLWAY_RETURN_IF_ERROR(wire::for_each_offset_result(*r, false, [&](const wire::OffsetResult& o) {
+    if (o.error != ErrorCode::kOk && bad.ok()) {
+      bad = Status(o.error, std::string(o.topic) + "/" + std::to_string(o.partition) + ": " +
+                                std::string(o.error_message));
+    }
+  }));
+  return bad;
+}
+
+Result<int64_t> Consumer::committed(std::string_view topic, int32_t partition) {
+  Impl& c = *impl_;
+  if (c.options.group_id.empty()) {
+    return Status(ErrorCode::kInvalidArgument, "committed offsets need a consumer group id");
+  }
+  SPILLWAY_RETURN_IF_ERROR(c.ensure_control());
+  std::vector<std::byte> body;
+  const int32_t parts[] = {partition};
+  wire::encode_fetch_offsets_request(c.options.group_id, topic, parts, body);
+  Result<std::vector<std::byte>> r = c.control->request(frame::ApiKey::kFetchOffsets, 0, body);
+  if (!r.ok()) return r.status();
+  int64_t offset = -1;
+  Status bad;
+  SPILLWAY_RETURN_IF_ERROR(wire::for_each_offset_result(*r, true, [&](const wire::OffsetResult& o) {
+    if (o.error != ErrorCode::kOk) {
+      bad = Status(o.error, std::string(o.error_message));
+    } else if (o.topic == topic && o.partition == partition) {
+      offset = o.offset;
+    }
+  }));
+  SPILLWAY_RETURN_IF_ERROR(bad);
+  return offset;
+}
+
+Result<TopicDescription> Consumer::describe(std::string_view topic) {
+  SPILLWAY_RETURN_IF_ERROR(impl_->ensure_control());
+  return wire::describe_topic(*impl_->control, topic);
+}
+
+}  // namespace spillway
