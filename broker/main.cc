@@ -14,6 +14,7 @@
 #include "net/server.h"
 #include "protocol/api_versions_handler.h"
 #include "protocol/dispatcher.h"
+#include "spillway/common/gather_writer.h"
 #include "spillway/common/log.h"
 
 namespace {
@@ -47,6 +48,7 @@ int main(int argc, char** argv) {
   }
   const BrokerConfig& config = *resolved;
   log::setup(config.log_level);
+  active_gather_backend();  // chooses io_uring or writev once, and logs the choice (at start)
 
   Result<DataDirLock> data_dir = DataDirLock::acquire(config.data_dir);
   if (!data_dir.ok()) {
