@@ -14,6 +14,13 @@ inline constexpr const char* kDefaultBroker = "127.0.0.1:9092";
 // version, the apis it serves and the round trip.
 void add_ping_command(CLI::App& app, int* exit_code);
 
+// `spillway topic create|delete|list|describe`.
+void add_topic_command(CLI::App& app, int* exit_code);
+// `spillway produce TOPIC`: lines from stdin or a file become messages.
+void add_produce_command(CLI::App& app, int* exit_code);
+// `spillway consume TOPIC`: prints messages, one value per line.
+void add_consume_command(CLI::App& app, int* exit_code);
+
 // `spillway perf produce|consume|e2e`: load tests; see client/cli/perf_command.cc.
 void add_perf_command(CLI::App& app, int* exit_code);
 

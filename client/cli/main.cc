@@ -10,11 +10,15 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   int exit_code = 0;
   spillway::cli::add_ping_command(app, &exit_code);
+  spillway::cli::add_topic_command(app, &exit_code);
+  spillway::cli::add_produce_command(app, &exit_code);
+  spillway::cli::add_consume_command(app, &exit_code);
   spillway::cli::add_perf_command(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // Help and --version exit 0; every usage error exits 2.
+    return app.exit(e) == 0 ? 0 : 2;
   }
   return exit_code;
 }

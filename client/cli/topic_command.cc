@@ -1,0 +1,137 @@
+// `spillway topic create|delete|list|describe`: topic management through
+// spillway::Admin.
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "commands.h"
+#include "spillway/admin.h"
+
+namespace spillway::cli {
+
+namespace {
+
+struct TopicCommandOptions {
+  std::string broker = kDefaultBroker;
+  std::string name;
+  int partitions = 1;
+  std::string flush;
+  int64_t retention_bytes = -2;
+  int64_t retention_ms = -2;
+  int timeout_ms = 10'000;
+};
+
+Result<Admin> connect(const TopicCommandOptions& o) {
+  ConnectionOptions co;
+  co.connect_timeout = std::chrono::milliseconds(o.timeout_ms);
+  co.request_timeout = std::chrono::milliseconds(o.timeout_ms);
+  co.client_id = "spillway-cli " SPILLWAY_VERSION;
+  return Admin::connect(o.broker, co);
+}
+
+int fail(const char* what, const Status& st) {
+  std::fprintf(stderr, "spillway topic %s: %s\n", what, std::string(st.message()).c_str());
+  return 1;
+}
+
+std::string limit(int64_t v) {
+  return v < 0 ? std::string("unlimited") : std::to_string(v);
+}
+
+int run_create(const TopicCommandOptions& o) {
+  Result<Admin> admin = connect(o);
+  if (!admin.ok()) return fail("create", admin.status());
+  TopicOptions t;
+  t.partitions = o.partitions;
+  t.flush_policy = o.flush;
+  t.retention_bytes = o.retention_bytes;
+  t.retention_ms = o.retention_ms;
+  Status st = admin->create_topic(o.name, t);
+  if (!st.ok()) return fail("create", st);
+  std::printf("created topic %s with %d partition%s\n", o.name.c_str(), o.partitions,
+              o.partitions == 1 ? "" : "s");
+  return 0;
+}
+
+int run_delete(const TopicCommandOptions& o) {
+  Result<Admin> admin = connect(o);
+  if (!admin.ok()) return fail("delete", admin.status());
+  Status st = admin->delete_topic(o.name);
+  if (!st.ok()) return fail("delete", st);
+  std::printf("deleted topic %s\n", o.name.c_str());
+  return 0;
+}
+
+int run_list(const TopicCommandOptions& o) {
+  Result<Admin> admin = connect(o);
+  if (!admin.ok()) return fail("list", admin.status());
+  Result<std::vector<TopicDescription>> topics = admin->list_topics();
+  if (!topics.ok()) return fail("list", topics.status());
+  for (const TopicDescription& t : *topics) std::printf("%s\n", t.name.c_str());
+  return 0;
+}
+
+int run_describe(const TopicCommandOptions& o) {
+  Result<Admin> admin = connect(o);
+  if (!admin.ok()) return fail("describe", admin.status());
+  Result<TopicDescription> t = admin->describe_topic(o.name);
+  if (!t.ok()) return fail("describe", t.status());
+  std::printf("topic %s: %zu partitions, flush %s, retention bytes %s, retention ms %s\n",
+              t->name.c_str(), t->partitions.size(), t->flush_policy.c_str(),
+              limit(t->retention_bytes).c_str(), limit(t->retention_ms).c_str());
+  for (const PartitionDescription& p : t->partitions) {
+    std::printf("  partition %d: log start %lld, high watermark %lld\n", p.partition,
+                static_cast<long long>(p.log_start_offset),
+                static_cast<long long>(p.high_watermark));
+  }
+  return 0;
+}
+
+void add_common(CLI::App* cmd, TopicCommandOptions* o) {
+  cmd->add_option("-b,--broker", o->broker, "broker address HOST:PORT")->capture_default_str();
+  cmd->add_option("--timeout-ms", o->timeout_ms, "connect and response timeout")
+      ->check(CLI::Range(1, 3'600'000))
+      ->capture_default_str();
+}
+
+}  // namespace
+
+void add_topic_command(CLI::App& app, int* exit_code) {
+  auto o = std::make_shared<TopicCommandOptions>();
+  CLI::App* topic = app.add_subcommand("topic", "Create, delete, list and describe topics");
+  topic->require_subcommand(1);
+
+  CLI::App* create = topic->add_subcommand("create", "Create a topic");
+  create->add_option("name", o->name, "topic name")->required();
+  add_common(create, o.get());
+  create->add_option("-p,--partitions", o->partitions, "number of partitions")
+      ->check(CLI::Range(1, 100'000))
+      ->capture_default_str();
+  create->add_option("--flush", o->flush,
+                     "durable (fsync before acknowledging) or interval (default: broker's)")
+      ->check(CLI::IsMember({"durable", "interval"}));
+  create->add_option("--retention-bytes", o->retention_bytes,
+                     "bytes kept per partition (-1 unlimited; default: broker's)")
+      ->check(CLI::Range(int64_t{-1}, INT64_MAX));
+  create->add_option("--retention-ms", o->retention_ms,
+                     "age of records kept (-1 unlimited; default: broker's)")
+      ->check(CLI::Range(int64_t{-1}, INT64_MAX));
+  create->callback([o, exit_code] { *exit_code = run_create(*o); });
+
+  CLI::App* del = topic->add_subcommand("delete", "Delete a topic and its data");
+  del->add_option("name", o->name, "topic name")->required();
+  add_common(del, o.get());
+  del->callback([o, exit_code] { *exit_code = run_delete(*o); });
+
+  CLI::App* list = topic->add_subcommand("list", "Print every topic's name, one per line");
+  add_common(list, o.get());
+  list->callback([o, exit_code] { *exit_code = run_list(*o); });
+
+  CLI::App* describe =
+      topic->add_subcommand("describe", "Print a topic's settings and partition offsets");
+  describe->add_option("name", o->name, "topic name")->required();
+  add_common(describe, o.get());
+  describe->callback([o, exit_code] { *exit_code = run_describe(*o); });
+}
+
+}  // namespace spillway::cli
