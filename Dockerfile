@@ -1,40 +1,62 @@
-# Spillway broker image (first version; docker deployment has its own issue).
+# Spillway broker image: a build stage that compiles spillway-broker and the
+# spillway CLI from this checkout, and a runtime stage holding only the two
+# binaries, their shared libraries, the config and the entrypoint.
 #
 #   docker build -t spillway .
-#   docker run --rm -p 9092:9092 -v spillway-data:/var/lib/spillway spillway
-#   build/release/client/spillway ping --broker 127.0.0.1:9092
+#   docker run -d --name spillway -p 9092:9092 -p 9644:9644 \
+#       -v spillway-data:/var/lib/spillway spillway
 #
-# Settings: flags appended to `docker run ... spillway` override the config,
-# e.g. `--log-level debug`. `docker stop` sends SIGTERM: the broker finishes
-# in-flight requests and exits 0. io_uring is not needed: Docker's default
-# seccomp profile forbids it and Spillway falls back to plain syscalls.
+# Without a registry (podman/buildah, as tests/container/container_test.sh
+# does):  --build-arg BASE_IMAGE=localhost/debian:bookworm-slim --format docker
+# docs/operations.md describes the volume, ports, environment variables and
+# the config; docker/entrypoint.sh maps the environment to broker flags.
 
-FROM debian:bookworm-slim AS build
-RUN apt-get update \
- && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      build-essential cmake ninja-build pkg-config libasio-dev liburing-dev libzstd-dev \
+ARG BASE_IMAGE=debian:bookworm-slim
+
+FROM ${BASE_IMAGE} AS build
+# Compiler, CMake and the -dev packages of scripts/deps.txt that the broker
+# and the CLI need (no test or benchmark libraries).
+RUN apt-get update -qq \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+      g++ cmake ninja-build pkg-config libasio-dev liburing-dev libzstd-dev \
       libspdlog-dev libfmt-dev libtomlplusplus-dev libcli11-dev \
  && rm -rf /var/lib/apt/lists/*
-WORKDIR /src
-COPY . .
-RUN cmake -S . -B /build -G Ninja -DCMAKE_BUILD_TYPE=Release \
-      -DSPILLWAY_BUILD_TESTS=OFF -DSPILLWAY_BUILD_BENCH=OFF \
- && cmake --build /build --target spillway-broker spillway
+COPY . /src
+# Release build of the two programs only; BUILD_JOBS=0 means one job per CPU.
+ARG BUILD_JOBS=0
+RUN jobs=${BUILD_JOBS}; [ "$jobs" -gt 0 ] || jobs=$(nproc) \
+ && cmake -S /src -B /build -G Ninja -DCMAKE_BUILD_TYPE=Release \
+      -DSPILLWAY_BUILD_TESTS=OFF -DSPILLWAY_BUILD_BENCH=OFF >/dev/null \
+ && cmake --build /build --target spillway-broker spillway -j "$jobs" \
+ && install -D -m 0755 -s /build/broker/spillway-broker /out/usr/local/bin/spillway-broker \
+ && install -D -m 0755 -s /build/client/spillway /out/usr/local/bin/spillway \
+ && install -D -m 0755 /src/docker/entrypoint.sh /out/usr/local/bin/spillway-entrypoint \
+ && install -D -m 0755 /src/docker/healthcheck.sh /out/usr/local/bin/spillway-healthcheck \
+ && sh /src/docker/container-config.sh /src/config/broker.toml > /tmp/broker.toml \
+ && install -D -m 0644 /tmp/broker.toml /out/etc/spillway/broker.toml
 
-FROM debian:bookworm-slim
-RUN apt-get update \
- && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+FROM ${BASE_IMAGE}
+# Runtime libraries only: the shared objects the two binaries link
+# (libstdc++ and libc come with the base image).
+RUN apt-get update -qq \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
       libspdlog1.10 libfmt9 libtomlplusplus3 liburing2 libzstd1 \
- && rm -rf /var/lib/apt/lists/* \
- && useradd --system --uid 10001 --home-dir /var/lib/spillway spillway \
- && mkdir -p /var/lib/spillway /etc/spillway \
- && chown spillway /var/lib/spillway
-COPY --from=build /build/broker/spillway-broker /build/client/spillway /usr/local/bin/
-COPY config/broker.toml /etc/spillway/broker.toml
-USER spillway
-VOLUME /var/lib/spillway
-EXPOSE 9092
-HEALTHCHECK --interval=10s --timeout=5s \
-  CMD ["spillway", "ping", "--broker", "127.0.0.1:9092", "--timeout-ms", "3000"]
-ENTRYPOINT ["spillway-broker", "--config", "/etc/spillway/broker.toml", \
-            "--listen", "0.0.0.0:9092", "--data-dir", "/var/lib/spillway"]
+ && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin /var/log/apt /var/log/dpkg.log \
+ && groupadd --gid 10001 spillway \
+ && useradd --uid 10001 --gid spillway --home-dir /var/lib/spillway \
+      --no-create-home --shell /usr/sbin/nologin spillway \
+ && install -d -o spillway -g spillway -m 0750 /var/lib/spillway
+COPY --from=build /out/ /
+USER spillway:spillway
+WORKDIR /var/lib/spillway
+ENV SPILLWAY_CONFIG=/etc/spillway/broker.toml
+VOLUME ["/var/lib/spillway"]
+# 9092: native protocol. 9644: Prometheus /metrics.
+EXPOSE 9092 9644
+# The broker handles SIGTERM itself (answers what it has read, exits 0); the
+# entrypoint execs it, so it is PID 1 and receives the signal directly.
+STOPSIGNAL SIGTERM
+HEALTHCHECK --interval=10s --timeout=5s --start-period=5s --retries=3 \
+  CMD ["spillway-healthcheck"]
+ENTRYPOINT ["spillway-entrypoint"]
+CMD []

@@ -1,0 +1,30 @@
+#!/bin/sh
+# Prints the image's /etc/spillway/broker.toml: config/broker.toml (every key
+# with its comment and default) with the three values a container needs
+# changed — listen on all interfaces, keep data on the volume, serve metrics.
+# Fails, and so fails the image build, if one of those keys has moved.
+#
+#   sh docker/container-config.sh config/broker.toml > broker.toml
+set -eu
+src=${1:?usage: container-config.sh config/broker.toml}
+awk '
+  BEGIN {
+    print "# Spillway broker configuration of the container image, made from"
+    print "# config/broker.toml by docker/container-config.sh. Changed for the"
+    print "# container: [broker] listen, [broker] data_dir, [metrics] listen."
+    print "# Environment variables (SPILLWAY_LISTEN, ...) and flags override it;"
+    print "# see docs/operations.md."
+    print ""
+  }
+  /^\[/ { section = $0 }
+  section == "[broker]" && /^listen *=/ { print "listen = \"0.0.0.0:9092\""; n++; next }
+  section == "[broker]" && /^data_dir *=/ { print "data_dir = \"/var/lib/spillway\""; n++; next }
+  section == "[metrics]" && /^listen *=/ { print "listen = \"0.0.0.0:9644\""; n++; next }
+  { print }
+  END {
+    if (n != 3) {
+      print "container-config.sh: expected [broker] listen, [broker] data_dir and [metrics] listen" > "/dev/stderr"
+      exit 1
+    }
+  }
+' "$src"

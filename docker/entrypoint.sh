@@ -1,0 +1,66 @@
+#!/bin/sh
+# Entrypoint of the Spillway image (installed as spillway-entrypoint).
+#
+# Starts spillway-broker with, in increasing precedence:
+#   1. the config file $SPILLWAY_CONFIG (default /etc/spillway/broker.toml;
+#      mount your own over it, or set SPILLWAY_CONFIG="" for built-in defaults),
+#   2. environment variables SPILLWAY_<FLAG> (the flag name in upper case with
+#      '-' as '_', e.g. SPILLWAY_LOG_LEVEL=debug -> --log-level debug),
+#   3. flags given as the container's arguments (`docker run IMAGE --threads 2`).
+# A variable whose flag is also among the arguments is skipped, so arguments
+# win. A first argument that is not a flag is run instead of the broker
+# (`docker run IMAGE spillway ping --broker host:9092`, `... IMAGE sh`).
+#
+# The broker is exec'd, so it is PID 1 and gets `docker stop`'s SIGTERM
+# itself; it installs its own handler, answers the requests it has read and
+# exits 0. SPILLWAY_DISABLE_IO_URING=1 is read by the broker itself.
+set -eu
+
+# Broker flags that can come from the environment (spillway-broker --help).
+flags="listen data-dir threads shutdown-timeout-ms log-level max-frame-bytes
+max-batch-bytes max-connections max-in-flight-per-connection idle-timeout-ms
+auto-create-topics default-partitions flush-policy flush-interval-ms
+segment-bytes retention-bytes retention-ms metrics-listen"
+
+if [ "$#" -gt 0 ] && [ "${1#-}" = "$1" ]; then
+  exec "$@"
+fi
+
+given_as_argument() {
+  want=$1
+  shift
+  for arg in "$@"; do
+    case "$arg" in
+      "--$want" | "--$want="*) return 0 ;;
+    esac
+  done
+  return 1
+}
+
+# Collected as positional parameters: flags from the environment first, then
+# the arguments, then the config file in front of all of them.
+count=$#
+for flag in $flags; do
+  var=SPILLWAY_$(echo "$flag" | tr 'a-z-' 'A-Z_')
+  eval "is_set=\${$var+x}"
+  [ -n "$is_set" ] || continue
+  if given_as_argument "$flag" "$@"; then
+    continue
+  fi
+  eval "value=\$$var"
+  set -- "$@" "--$flag" "$value"
+done
+# Rotate the original arguments behind the environment's flags (POSIX sh has
+# no arrays), so the command line reads config, environment, arguments.
+while [ "$count" -gt 0 ]; do
+  first=$1
+  shift
+  set -- "$@" "$first"
+  count=$((count - 1))
+done
+
+config=${SPILLWAY_CONFIG-/etc/spillway/broker.toml}
+if [ -n "$config" ]; then
+  set -- --config "$config" "$@"
+fi
+exec spillway-broker "$@"

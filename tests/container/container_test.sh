@@ -1,0 +1,297 @@
+#!/usr/bin/env bash
+# Container test of the Spillway image (issue 7), run by CTest as
+# `container.image`:
+#
+#   tests/container/container_test.sh --cli build/release/client/spillway [--source DIR]
+#
+# Builds the Dockerfile with podman (chroot isolation, host network, base
+# image from ../shared/tools/container-base.sh, since no registry is
+# reachable), checks the runtime image holds no compiler or build tree, then
+# runs the image's entrypoint in buildah working containers (`podman run`
+# cannot set rlimits/cgroups on these machines; `buildah run --isolation=chroot`
+# can) with host networking and a podman named volume bind-mounted at
+# /var/lib/spillway:
+#   1. broker #1 with SPILLWAY_DISABLE_IO_URING=1: ready (`spillway ping`
+#      from the host), non-root, exec'd by the entrypoint, logs the writev
+#      fallback once; the image's HEALTHCHECK command passes; the host CLI
+#      creates a topic and produces 1000 messages; SIGTERM -> exit 0.
+#   2. broker #2 on the same volume: logs its gather backend once; the host
+#      CLI consumes all 1000 messages and they equal what was produced;
+#      SIGTERM -> exit 0; the HEALTHCHECK command now fails.
+#
+# Exit 0: passed. Exit 77 (CTest SKIP_RETURN_CODE): podman/buildah cannot be
+# installed or cannot run here, or the base image cannot be made; the reason
+# is printed. Any other exit: failed. Needs root (apt-get, chroot isolation).
+set -euo pipefail
+
+cli=""
+source_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+while (($#)); do
+  case "$1" in
+    --cli) cli=$2; shift 2 ;;
+    --source) source_dir=$2; shift 2 ;;
+    *) echo "usage: $0 --cli PATH [--source DIR]" >&2; exit 2 ;;
+  esac
+done
+[[ -x "$cli" ]] || { echo "container_test: --cli must name the host-built spillway CLI" >&2; exit 2; }
+cli=$(cd "$(dirname "$cli")" && pwd)/$(basename "$cli")
+
+image=localhost/spillway:container-test
+topic=container-test
+messages=1000
+started=$SECONDS
+
+say() { echo "container_test [$((SECONDS - started))s]: $*"; }
+skip() { echo "container_test: SKIPPED: $*"; exit 77; }
+fail() { echo "container_test: FAILED: $*" >&2; exit 1; }
+
+# ---- tools ---------------------------------------------------------------
+[[ $(id -u) -eq 0 ]] || skip "needs root (apt-get, buildah chroot isolation, volume ownership); running as uid $(id -u)"
+if ! command -v podman >/dev/null || ! command -v buildah >/dev/null; then
+  command -v apt-get >/dev/null || skip "podman/buildah missing and no apt-get to install them"
+  say "installing podman and buildah"
+  if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq podman buildah; } >/dev/null 2>&1; then
+    skip "podman/buildah could not be installed with apt-get"
+  fi
+fi
+podman info >/dev/null 2>&1 || skip "podman is installed but cannot run here (podman info fails)"
+base_script=${SPILLWAY_CONTAINER_BASE_SCRIPT:-$source_dir/../shared/tools/container-base.sh}
+[[ -f "$base_script" ]] || skip "no base-image script at $base_script (needs ../shared/tools/container-base.sh beside the repo)"
+say "base image from $base_script"
+base=$(bash "$base_script" 2>/tmp/container_test_base.$$.log | tail -n 1) || {
+  cat /tmp/container_test_base.$$.log >&2
+  rm -f /tmp/container_test_base.$$.log
+  skip "the base image could not be made (debootstrap or podman import failed, log above)"
+}
+rm -f /tmp/container_test_base.$$.log
+say "base image $base"
+
+# ---- cleanup -------------------------------------------------------------
+work=$(mktemp -d /tmp/spillway-container-test.XXXXXX)
+containers=()
+running_broker_pid=""  # only while its `buildah run` has not been reaped
+volume=""
+cleanup() {
+  local c
+  # Only a broker still under our own `buildah run` (a PID is never reused
+  # while its parent chain stands).
+  if [[ -n "$running_broker_pid" &&
+        $(descendant_named "$broker_run_pid" spillway-broker) == "$running_broker_pid" ]]; then
+    kill -TERM "$running_broker_pid" 2>/dev/null || true
+    sleep 1
+    kill -KILL "$running_broker_pid" 2>/dev/null || true
+  fi
+  for c in "${containers[@]}"; do
+    buildah rm "$c" >/dev/null 2>&1 || true
+  done
+  [[ -z "$volume" ]] || podman volume rm -f "$volume" >/dev/null 2>&1 || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+# ---- build ---------------------------------------------------------------
+say "building $image from $source_dir/Dockerfile"
+if ! podman build --isolation=chroot --network=host --format docker \
+  --build-arg BASE_IMAGE="$base" -t "$image" -f "$source_dir/Dockerfile" "$source_dir" \
+  >"$work/build.log" 2>&1; then
+  tail -n 60 "$work/build.log" >&2
+  fail "podman build failed (last lines above)"
+fi
+say "built: $(podman image ls --format '{{.Repository}}:{{.Tag}} {{.Size}}' "$image")"
+
+inspect() { podman image inspect --format "$1" "$image"; }
+entrypoint=$(inspect '{{range .Config.Entrypoint}}{{.}} {{end}}')
+healthcheck=$(inspect '{{if .Config.Healthcheck}}{{range .Config.Healthcheck.Test}}{{.}} {{end}}{{end}}')
+user=$(inspect '{{.Config.User}}')
+say "entrypoint [$entrypoint] healthcheck [$healthcheck] user [$user]"
+[[ -n "$entrypoint" ]] || fail "the image has no ENTRYPOINT"
+[[ "$healthcheck" == CMD* ]] || fail "the image has no HEALTHCHECK CMD (built with --format docker?)"
+healthcheck=${healthcheck#CMD }
+[[ -n "$user" && "$user" != root* && "$user" != 0* ]] || fail "the image's USER is '$user', not a non-root user"
+inspect '{{json .Config.Volumes}}' | grep -q '"/var/lib/spillway"' || fail "no VOLUME /var/lib/spillway"
+
+new_container() {
+  local c
+  c=$(buildah from --pull-never "$image") || fail "buildah from $image failed"
+  containers+=("$c")
+  echo "$c"
+}
+
+# ---- the runtime image holds no compiler or build tree -------------------
+probe=$(new_container)
+in_image() { buildah run --isolation=chroot --network=host "$probe" -- "$@"; }
+in_image sh -c 'for t in gcc g++ cc c++ cmake ninja make ld as; do command -v $t; done
+                ls -d /src /build /out 2>/dev/null; true' >"$work/tools.txt"
+[[ ! -s "$work/tools.txt" ]] || fail "the runtime image holds build tools or trees: $(tr '\n' ' ' <"$work/tools.txt")"
+in_image dpkg-query -W -f='${Package}\n' >"$work/packages.txt"
+if grep -E '^(gcc|g\+\+|cpp|cmake|ninja-build|binutils|make)(-[0-9]+)?$|-dev$' "$work/packages.txt" >"$work/bad.txt"; then
+  fail "the runtime image holds build packages: $(tr '\n' ' ' <"$work/bad.txt")"
+fi
+uid=$(in_image id -u)
+[[ "$uid" != 0 ]] || fail "the image runs as root"
+say "runtime image: $(wc -l <"$work/packages.txt") packages, no compiler or build tree; user uid $uid"
+
+# ---- the volume ----------------------------------------------------------
+volume=spillway-container-test-$$
+if podman volume create "$volume" >/dev/null 2>&1; then
+  data=$(podman volume inspect --format '{{.Mountpoint}}' "$volume")
+else
+  volume=""
+  data=$work/data
+  mkdir -p "$data"
+fi
+# Docker gives a fresh named volume the image's ownership of the mount point;
+# a bind mount under buildah does not, so do it here.
+chown "$uid:$uid" "$data"
+chmod 0750 "$data"
+say "data volume ${volume:-(bind dir)} at $data"
+
+# ---- a broker container --------------------------------------------------
+# start_broker NAME [ENV=VALUE...]: runs the image's entrypoint in a new
+# working container; sets broker_pid, broker_port and broker_run_pid.
+start_broker() {
+  local name=$1 c env_args=() e pid comm i
+  shift
+  c=$(new_container)
+  env_args=(--env SPILLWAY_LISTEN=127.0.0.1:0 --env SPILLWAY_METRICS_LISTEN=127.0.0.1:0
+            --env SPILLWAY_THREADS=2)
+  for e in "$@"; do env_args+=(--env "$e"); done
+  buildah config "${env_args[@]}" "$c"
+  # shellcheck disable=SC2086  # the entrypoint is a word list
+  buildah run --isolation=chroot --network=host -v "$data:/var/lib/spillway" "$c" -- \
+    $entrypoint >"$work/$name.log" 2>&1 &
+  broker_run_pid=$!
+  broker_pid=""
+  broker_port=""
+  for ((i = 0; i < 300; i++)); do
+    if [[ -z "$broker_pid" ]]; then
+      # The broker is a descendant of `buildah run` (chroot isolation has no
+      # PID namespace, so these are host PIDs).
+      broker_pid=$(descendant_named "$broker_run_pid" spillway-broker)
+      running_broker_pid=$broker_pid
+    fi
+    broker_port=$(sed -n 's/.* listening on 127\.0\.0\.1:\([0-9]*\) .*/\1/p' "$work/$name.log" | head -n 1)
+    [[ -z "$broker_pid" || -z "$broker_port" ]] || break
+    kill -0 "$broker_run_pid" 2>/dev/null || { cat "$work/$name.log" >&2; fail "$name exited before listening"; }
+    sleep 0.2
+  done
+  [[ -n "$broker_pid" && -n "$broker_port" ]] || { cat "$work/$name.log" >&2; fail "$name did not start within 60 s"; }
+  for ((i = 0; i < 100; i++)); do
+    "$cli" ping --broker "127.0.0.1:$broker_port" --timeout-ms 2000 >/dev/null 2>&1 && break
+    sleep 0.2
+  done
+  "$cli" ping --broker "127.0.0.1:$broker_port" --timeout-ms 2000 >"$work/$name.ping" 2>&1 ||
+    { cat "$work/$name.ping" "$work/$name.log" >&2; fail "$name does not answer spillway ping"; }
+  say "$name: pid $broker_pid, port $broker_port, ping: $(head -n 1 "$work/$name.ping")"
+}
+
+# descendant_named PID COMM: the first descendant process of PID named COMM.
+descendant_named() {
+  ps -e -o pid=,ppid=,comm= | awk -v root="$1" -v name="$2" '
+    { parent[$1] = $2; comm[$1] = $3 }
+    END {
+      for (p in comm) {
+        if (comm[p] != name) continue
+        for (q = parent[p]; q != "" && q > 1; q = parent[q]) if (q == root) { print p; exit }
+      }
+    }'
+}
+
+# stop_broker NAME: SIGTERM to the broker; its container must exit 0.
+stop_broker() {
+  local name=$1 rc=0
+  kill -TERM "$broker_pid"
+  wait "$broker_run_pid" || rc=$?
+  running_broker_pid=""
+  [[ $rc -eq 0 ]] || { cat "$work/$name.log" >&2; fail "$name exited $rc after SIGTERM, not 0"; }
+  grep -q "stopped cleanly" "$work/$name.log" || { cat "$work/$name.log" >&2; fail "$name did not log a clean stop"; }
+  say "$name: SIGTERM -> exit 0"
+}
+
+check_running_as_non_root() {
+  local name=$1 real parent_comm
+  real=$(awk '/^Uid:/ { print $2 }' "/proc/$broker_pid/status")
+  [[ "$real" == "$uid" ]] || fail "$name runs as uid $real, not the image user $uid"
+  # The entrypoint must exec the broker (so that in Docker it is PID 1 and
+  # gets SIGTERM): no shell may stay between buildah and the broker.
+  parent_comm=$(ps -o comm= -p "$(ps -o ppid= -p "$broker_pid" | tr -d ' ')")
+  [[ "$parent_comm" != sh && "$parent_comm" != spillway-entryp* ]] ||
+    fail "$name's parent is '$parent_comm': the entrypoint does not exec the broker"
+  say "$name: runs as uid $real, exec'd by the entrypoint (parent: $parent_comm)"
+}
+
+# run_healthcheck: the image's HEALTHCHECK command in its own container, with
+# the broker's address in the environment as `docker run -e` would give it.
+run_healthcheck() {
+  local c
+  c=$(new_container)
+  buildah config --env "SPILLWAY_LISTEN=127.0.0.1:$broker_port" "$c"
+  # shellcheck disable=SC2086
+  buildah run --isolation=chroot --network=host "$c" -- $healthcheck
+}
+
+# backend_lines LOG: the log lines that report the gather-write backend.
+backend_lines() { grep -E 'gather writes: ' "$1" || true; }
+
+produce_consume=yes
+"$cli" --help >"$work/cli-help.txt" 2>&1 || true
+if ! grep -qE '^ +produce( |$)' "$work/cli-help.txt" || ! grep -qE '^ +consume( |$)' "$work/cli-help.txt" ||
+   ! grep -qE '^ +topic( |$)' "$work/cli-help.txt"; then
+  produce_consume=no
+  echo "container_test: WARNING: this spillway CLI has no topic create/produce/consume;" \
+       "the produce/consume round trip is NOT checked" >&2
+fi
+
+# ---- broker #1: io_uring disabled, produce ------------------------------
+start_broker broker1 SPILLWAY_DISABLE_IO_URING=1
+check_running_as_non_root broker1
+run_healthcheck >"$work/health1.txt" 2>&1 || { cat "$work/health1.txt" >&2; fail "the HEALTHCHECK command fails against a running broker"; }
+say "broker1: HEALTHCHECK ($healthcheck) passes"
+for ((i = 0; i < messages; i++)); do
+  printf 'message %04d from the host, %s\n' "$i" "$(printf '%*s' $((i % 37)) '' | tr ' ' x)"
+done >"$work/produced.txt"
+if [[ $produce_consume == yes ]]; then
+  "$cli" topic create "$topic" --partitions 1 --broker "127.0.0.1:$broker_port" ||
+    { cat "$work/broker1.log" >&2; fail "topic create failed"; }
+  "$cli" produce "$topic" --file "$work/produced.txt" --acks leader --broker "127.0.0.1:$broker_port" \
+    2>"$work/produce.err" || { cat "$work/produce.err" "$work/broker1.log" >&2; fail "produce failed"; }
+  say "broker1: $(tr '\n' ' ' <"$work/produce.err")"
+fi
+stop_broker broker1
+lines=$(backend_lines "$work/broker1.log")
+say "broker1 backend: $lines"
+[[ $(grep -c . <<<"$lines") -eq 1 ]] || { cat "$work/broker1.log" >&2; fail "broker1 must log its gather backend exactly once"; }
+grep -q 'writev (io_uring disabled by SPILLWAY_DISABLE_IO_URING)' <<<"$lines" ||
+  fail "with SPILLWAY_DISABLE_IO_URING=1 the broker did not log the writev fallback"
+owner=$(find "$data" -mindepth 1 ! -uid "$uid" -print -quit)
+[[ -z "$owner" ]] || fail "$owner in the volume is not owned by the image user $uid"
+
+# ---- broker #2: same volume, consume -------------------------------------
+start_broker broker2
+check_running_as_non_root broker2
+if [[ $produce_consume == yes ]]; then
+  "$cli" consume "$topic" --from-beginning --exit-at-end --timeout-ms 20000 \
+    --broker "127.0.0.1:$broker_port" >"$work/consumed.txt" 2>"$work/consume.err" ||
+    { cat "$work/consume.err" "$work/broker2.log" >&2; fail "consume failed"; }
+  if ! cmp -s "$work/produced.txt" "$work/consumed.txt"; then
+    diff "$work/produced.txt" "$work/consumed.txt" | head -n 20 >&2
+    fail "consumed $(wc -l <"$work/consumed.txt") lines that differ from the $messages produced"
+  fi
+  say "broker2: consumed all $messages messages back, identical"
+fi
+stop_broker broker2
+lines=$(backend_lines "$work/broker2.log")
+say "broker2 backend (no override): $lines"
+[[ $(grep -c . <<<"$lines") -eq 1 ]] || { cat "$work/broker2.log" >&2; fail "broker2 must log its gather backend exactly once"; }
+grep -qE 'gather writes: (io_uring$|writev \(io_uring unavailable)' <<<"$lines" ||
+  fail "broker2 logged an unexpected backend line"
+if run_healthcheck >"$work/health2.txt" 2>&1; then
+  fail "the HEALTHCHECK command passes with no broker running"
+fi
+say "HEALTHCHECK fails once the broker is gone: $(head -n 1 "$work/health2.txt")"
+
+if [[ $produce_consume == no ]]; then
+  echo "container_test: PASSED WITHOUT the produce/consume round trip (CLI lacks it)"
+else
+  echo "container_test: PASSED in $((SECONDS - started)) s"
+fi
