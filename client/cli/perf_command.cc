@@ -21,6 +21,7 @@
 #define SPILLWAY_PERF_HAS_PRODUCER 1
 #endif
 #if __has_include("spillway/consumer.h")
+#include "spillway/admin.h"
 #include "spillway/consumer.h"
 #define SPILLWAY_PERF_HAS_CONSUMER 1
 #endif
@@ -61,8 +62,7 @@ class ClientProducer final : public perf::PerfProducer {
  public:
   static constexpr uint32_t kWindow = 1u << 16;
 
-  ClientProducer(std::unique_ptr<Producer> producer, std::string topic,
-                 perf::AckRecorder& recorder)
+  ClientProducer(std::unique_ptr<Producer> producer, std::string topic, perf::AckRecorder& recorder)
       : producer_(std::move(producer)),
         topic_(std::move(topic)),
         recorder_(recorder),
@@ -180,13 +180,104 @@ perf::ProducerFactory make_producer_factory(const PerfOptions&) {
 
 #endif
 
-// The Consumer adapter arrives with spillway::Consumer (issue 5).
-perf::ConsumerFactory make_consumer_factory(const PerfOptions&) {
+#ifdef SPILLWAY_PERF_HAS_CONSUMER
+
+// One spillway::Consumer per harness thread, reading its share of the
+// partitions (consumer i of C takes partitions p with p % C == i).
+class ClientConsumer final : public perf::PerfConsumer {
+ public:
+  explicit ClientConsumer(std::unique_ptr<Consumer> consumer) : consumer_(std::move(consumer)) {}
+
+  std::string poll(int timeout_ms,
+                   const std::function<void(std::span<const std::byte>)>& on_message) override {
+    Result<ConsumerRecords> records = consumer_->poll(std::chrono::milliseconds(timeout_ms));
+    if (!records.ok()) return records.status().to_string();
+    for (const ConsumerRecord& record : *records) on_message(record.value);
+    return "";
+  }
+
+ private:
+  std::unique_ptr<Consumer> consumer_;
+};
+
+perf::ConsumerFactory make_consumer_factory(const PerfOptions& o, int32_t partitions) {
+  return
+      [o, partitions](uint32_t index, std::string* error) -> std::unique_ptr<perf::PerfConsumer> {
+        std::vector<int32_t> mine;
+        for (int32_t p = 0; p < partitions; ++p) {
+          if (static_cast<uint32_t>(p) % o.consumers == index) mine.push_back(p);
+        }
+        if (mine.empty()) {
+          *error = "more consumers (" + std::to_string(o.consumers) + ") than partitions (" +
+                   std::to_string(partitions) + ")";
+          return nullptr;
+        }
+        ConsumerOptions options;
+        options.bootstrap = o.broker;
+        // consume reads the stored topic from its start; e2e only what is new.
+        options.reset = o.mode == "consume" ? OffsetReset::kEarliest : OffsetReset::kLatest;
+        options.fetch_max_wait = std::chrono::milliseconds(100);
+        Result<std::unique_ptr<Consumer>> consumer = Consumer::create(options);
+        if (!consumer.ok()) {
+          *error = consumer.status().to_string();
+          return nullptr;
+        }
+        Status status = (*consumer)->assign(o.topic, mine);
+        // e2e: fix the start position now, before the first message is sent.
+        for (size_t i = 0; status.ok() && o.mode == "e2e" && i < mine.size(); ++i) {
+          status = (*consumer)->seek_to_end(o.topic, mine[i]);
+        }
+        if (!status.ok()) {
+          *error = status.to_string();
+          return nullptr;
+        }
+        return std::make_unique<ClientConsumer>(std::move(*consumer));
+      };
+}
+
+#else
+
+perf::ConsumerFactory make_consumer_factory(const PerfOptions&, int32_t) {
   return [](uint32_t, std::string* error) {
     *error = "not available yet: this build has no spillway::Consumer (issue 5)";
     return std::unique_ptr<perf::PerfConsumer>();
   };
 }
+
+#endif
+
+// Makes sure the topic exists (creating it with --partitions when it does
+// not) and returns its partition count and stored message count.
+struct TopicState {
+  int32_t partitions = 1;
+  uint64_t stored = 0;  // sum over partitions of high watermark - log start
+};
+
+#ifdef SPILLWAY_PERF_HAS_CONSUMER
+Result<TopicState> prepare_topic(const PerfOptions& o) {
+  Result<Admin> admin = Admin::connect(o.broker);
+  if (!admin.ok()) return admin.status();
+  if (o.mode != "consume") {
+    TopicOptions options;
+    options.partitions = static_cast<int32_t>(o.partitions);
+    const Status created = admin->create_topic(o.topic, options);
+    if (!created.ok() && created.code() != ErrorCode::kTopicExists) return created;
+  }
+  Result<TopicDescription> topic = admin->describe_topic(o.topic);
+  if (!topic.ok()) return topic.status();
+  TopicState state;
+  state.partitions = static_cast<int32_t>(topic->partitions.size());
+  for (const PartitionDescription& p : topic->partitions) {
+    if (p.high_watermark > p.log_start_offset)
+      state.stored += static_cast<uint64_t>(p.high_watermark - p.log_start_offset);
+  }
+  return state;
+}
+#else
+Result<TopicState> prepare_topic(const PerfOptions&) {
+  return TopicState{};
+}
+#endif
 
 int run_perf(const PerfOptions& o) {
   perf::LoadPlan plan;
@@ -202,13 +293,28 @@ int run_perf(const PerfOptions& o) {
   plan.idle_timeout_ns = 2'000'000'000;
   plan.show_progress = true;  // only drawn when stderr is a terminal
 
+  Result<TopicState> topic = prepare_topic(o);
+  if (!topic.ok()) {
+    std::fprintf(stderr, "spillway perf %s: topic %s: %s\n", o.mode.c_str(), o.topic.c_str(),
+                 topic.status().to_string().c_str());
+    return 1;
+  }
+  // consume without --count reads what is stored when it starts.
+  if (o.mode == "consume" && plan.messages == 0 && plan.duration_ns == 0) {
+    plan.messages = topic->stored;
+    if (plan.messages == 0) {
+      std::fprintf(stderr, "spillway perf consume: topic %s is empty\n", o.topic.c_str());
+      return 1;
+    }
+  }
   perf::LoadOutcome outcome;
   if (o.mode == "produce") {
     outcome = perf::run_produce(plan, make_producer_factory(o));
   } else if (o.mode == "consume") {
-    outcome = perf::run_consume(plan, make_consumer_factory(o));
+    outcome = perf::run_consume(plan, make_consumer_factory(o, topic->partitions));
   } else {
-    outcome = perf::run_end_to_end(plan, make_producer_factory(o), make_consumer_factory(o));
+    outcome = perf::run_end_to_end(plan, make_producer_factory(o),
+                                   make_consumer_factory(o, topic->partitions));
   }
   if (!outcome.error.empty()) {
     std::fprintf(stderr, "spillway perf %s: %s\n", o.mode.c_str(), outcome.error.c_str());
@@ -241,7 +347,8 @@ void add_mode(CLI::App& perf, const char* mode, const char* description, int* ex
   const std::string m = mode;
   cmd->add_option("-b,--broker", o->broker, "broker address HOST:PORT")->capture_default_str();
   cmd->add_option("-t,--topic", o->topic, "topic to use")->capture_default_str();
-  cmd->add_option("-s,--size", o->size, "message size in bytes (>= 8 for e2e: it carries a timestamp)")
+  cmd->add_option("-s,--size", o->size,
+                  "message size in bytes (>= 8 for e2e: it carries a timestamp)")
       ->check(CLI::Range(1u, 1u << 20))
       ->capture_default_str();
   cmd->add_option("-n,--count", o->count, "messages in total (0 = bounded by --duration)")
@@ -276,7 +383,8 @@ void add_mode(CLI::App& perf, const char* mode, const char* description, int* ex
         ->capture_default_str();
   }
   cmd->add_option("--partitions", o->partitions,
-                  "partitions of the topic when the broker creates it")
+                  "partitions of the topic when this command creates it (an existing topic "
+                  "keeps its own)")
       ->check(CLI::Range(1u, 65'536u))
       ->capture_default_str();
   cmd->add_flag("--json", o->json, "print the report as one JSON object");
@@ -298,8 +406,7 @@ void add_perf_command(CLI::App& app, int* exit_code) {
   perf->require_subcommand(1);
   add_mode(*perf, "produce", "Send messages; report acks/s and send-to-ack latency", exit_code);
   add_mode(*perf, "consume", "Read a topic back from its start; report messages/s", exit_code);
-  add_mode(*perf, "e2e", "Produce and consume at once; report send-to-receipt latency",
-           exit_code);
+  add_mode(*perf, "e2e", "Produce and consume at once; report send-to-receipt latency", exit_code);
 }
 
 }  // namespace spillway::cli
