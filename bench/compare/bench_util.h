@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <time.h>
 
 static inline uint64_t bench_now_ns(void) {
@@ -24,7 +25,9 @@ static inline uint64_t bench_intended_ns(uint64_t start, uint64_t k, uint64_t ra
   return start + (uint64_t)((unsigned __int128)k * 1000000000u / rate);
 }
 
-/* Sleeps until ~50 us before t, then spins; returns at once if t has passed. */
+/* Sleeps until ~50 us before t, then spins yielding the core (other
+ * threads, and the server under test, may need it on a small machine);
+ * returns at once if t has passed. */
 static inline void bench_wait_until(uint64_t t) {
   for (;;) {
     uint64_t now = bench_now_ns();
@@ -33,6 +36,8 @@ static inline void bench_wait_until(uint64_t t) {
       uint64_t d = t - now - 50000;
       struct timespec ts = {(time_t)(d / 1000000000u), (long)(d % 1000000000u)};
       nanosleep(&ts, NULL);
+    } else {
+      sched_yield();
     }
   }
 }

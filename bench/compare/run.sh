@@ -70,9 +70,14 @@ build_clients() {
 }
 
 build_spillway() {
-  cmake -S "$ROOT" -B "$RELEASE" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DSPILLWAY_BUILD_TESTS=OFF -DSPILLWAY_BUILD_BENCH=OFF >/dev/null &&
-    cmake --build "$RELEASE" --target spillway-broker spillway -j"$(nproc)" >/dev/null
+  mkdir -p "$OUT"
+  if ! { cmake -S "$ROOT" -B "$RELEASE" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DSPILLWAY_BUILD_TESTS=OFF -DSPILLWAY_BUILD_BENCH=OFF &&
+    cmake --build "$RELEASE" --target spillway-broker spillway -j"$(nproc)"; } \
+    >"$OUT/spillway-build.log" 2>&1; then
+    SPILLWAY_WHY="spillway did not build (see $OUT/spillway-build.log)"
+    return 1
+  fi
 }
 
 # A port nothing listens on (bash's /dev/tcp: a refused connect means free).
@@ -311,6 +316,7 @@ RAW64=$(median raw.65536.mbs)
 RAW1=$(median raw.1024.mbs)
 # ratio A B: A/B to two decimals, "-" when either is missing.
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b == 0) print "-"; else printf "%.2fx", a / b }'; }
+pct() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b == 0) print "-"; else printf "%.1f%%", 100 * a / b }'; }
 num() { awk -v v="$1" -v d="${2:-0}" 'BEGIN { if (v == "") print "pending"; else printf "%.*f", d, v }'; }
 mbs() { awk -v m="$1" -v s="$2" 'BEGIN { if (m == "") print ""; else printf "%.1f", m * s / 1e6 }'; }
 
@@ -319,8 +325,8 @@ echo "bench/compare: medians of $REPEATS runs ($SECS s throughput, $LAT_SECS s l
 echo "NATS $(nats-server --version 2>/dev/null | head -1 | awk '{print $NF}'), Redis $(redis-server --version | sed -n 's/.*v=\([^ ]*\).*/\1/p'); Redis AOF appendfsync everysec, Spillway flush interval, acks=leader"
 echo
 printf '%-34s %12s %10s %10s %9s %9s\n' "throughput" "msg/s" "MB/s" "of raw64K" "x NATS" "x Redis"
-printf '%-34s %12s %10s %10s\n' "raw TCP loopback, 1 KiB writes" "-" "$(num "$RAW1" 1)" "$(ratio "$RAW1" "$RAW64")"
-printf '%-34s %12s %10s %10s\n' "raw TCP loopback, 64 KiB writes" "-" "$(num "$RAW64" 1)" "1.00x"
+printf '%-34s %12s %10s %10s\n' "raw TCP loopback, 1 KiB writes" "-" "$(num "$RAW1" 1)" "$(pct "$RAW1" "$RAW64")"
+printf '%-34s %12s %10s %10s\n' "raw TCP loopback, 64 KiB writes" "-" "$(num "$RAW64" 1)" "100.0%"
 for op in produce consume; do
   for size in 100 1024; do
     label="$op $( ((size == 100)) && echo "100 B" || echo "1 KiB")"
@@ -335,7 +341,7 @@ for op in produce consume; do
       esac
       m=$(mbs "$v" "$size")
       printf '%-34s %12s %10s %10s %9s %9s\n' "$label, $sys" "$(num "$v")" "$(num "$m" 1)" \
-        "$(ratio "$m" "$RAW64")" "$x1" "$x2"
+        "$(pct "$m" "$RAW64")" "$x1" "$x2"
     done
   done
 done
