@@ -391,6 +391,9 @@ Result<ConsumerRecords> Consumer::poll(std::chrono::milliseconds timeout) {
 }
 
 Status Consumer::commit() {
+  if (impl_->options.group_id.empty()) {
+    return Status(ErrorCode::kInvalidArgument, "commit needs a consumer group id");
+  }
   std::vector<TopicPartitionOffset> offsets;
   for (const Assigned& a : impl_->assigned) {
     if (a.position >= 0) offsets.push_back({a.topic, a.partition, a.position});

@@ -716,9 +716,10 @@ void Producer::Impl::handle_response(const wire::Response& response, Batch** don
         t->metadata_error =
             Status(ErrorCode::kUnknownTopic, "topic '" + t->name + "' does not exist");
       } else if (m->error != ErrorCode::kOk) {
-        t->metadata_error = Status(m->error, m->error_message.empty()
-                                                 ? "topic '" + t->name + "' does not exist"
-                                                 : m->error_message);
+        std::string why = m->error_message.empty() ? std::string(error_code_name(m->error))
+                                                   : m->error_message;
+        if (why.find(t->name) == std::string::npos) why = "topic '" + t->name + "': " + why;
+        t->metadata_error = Status(m->error, std::move(why));
       } else if (m->topic.partitions.empty()) {
         t->metadata_error = Status(ErrorCode::kUnknownTopic, "topic '" + t->name + "' has no partitions");
       } else {

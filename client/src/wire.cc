@@ -165,9 +165,10 @@ Result<TopicDescription> describe_topic(Connection& connection, std::string_view
   for (TopicMetadata& t : *m) {
     if (t.topic.name != topic) continue;
     if (t.error != ErrorCode::kOk) {
-      return Status(t.error, t.error_message.empty()
-                                 ? "topic '" + std::string(topic) + "': " + error_code_name(t.error)
-                                 : t.error_message);
+      std::string why = t.error_message.empty() ? std::string(error_code_name(t.error))
+                                                : t.error_message;
+      if (why.find(topic) == std::string::npos) why = "topic '" + std::string(topic) + "': " + why;
+      return Status(t.error, std::move(why));
     }
     return std::move(t.topic);
   }

@@ -148,7 +148,7 @@ Status for_each_produce_result(std::span<const std::byte> body, Fn&& fn) {
   for (int32_t t = 0; t < topics && c.ok(); ++t) {
     ProduceResult r;
     r.topic = c.str();
-    const int32_t results = c.count(30);
+    const int32_t results = c.count(28);
     for (int32_t i = 0; i < results && c.ok(); ++i) {
       r.partition = c.i32();
       r.error = static_cast<ErrorCode>(c.i16());

@@ -1,0 +1,197 @@
+// spillway::Consumer against the in-memory FakeBroker: records with keys,
+// headers and timestamps, zstd batches, positions inside a batch, commits
+// and resuming from them, and no allocation when polling fetched data.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "alloc_counter.h"
+#include "fake_broker.h"
+#include "spillway/consumer.h"
+#include "spillway/producer.h"
+
+namespace spillway {
+namespace {
+
+using testing::FakeBroker;
+
+std::span<const std::byte> bytes(std::string_view s) {
+  return std::as_bytes(std::span<const char>(s.data(), s.size()));
+}
+
+void produce(const FakeBroker& broker, const std::string& topic, int from, int to,
+             ProducerCompression compression = ProducerCompression::kNone, int partition = 0) {
+  ProducerOptions o;
+  o.bootstrap = broker.address();
+  o.compression = compression;
+  o.batch_bytes = 1'000;
+  auto producer = Producer::create(o);
+  ASSERT_TRUE(producer.ok());
+  for (int i = from; i < to; ++i) {
+    const std::string value = "value-" + std::to_string(i);
+    const std::string hv = std::to_string(i * 2);
+    const Header headers[] = {{"h", bytes(hv)}};
+    (*producer)->send(topic, bytes("key-" + std::to_string(i)), bytes(value), headers, {},
+                      partition);
+  }
+  ASSERT_TRUE((*producer)->close().ok());
+}
+
+std::unique_ptr<Consumer> consumer_for(const FakeBroker& broker, std::string group = "") {
+  ConsumerOptions o;
+  o.bootstrap = broker.address();
+  o.group_id = std::move(group);
+  o.fetch_max_wait = std::chrono::milliseconds(50);
+  auto c = Consumer::create(o);
+  EXPECT_TRUE(c.ok()) << c.status().to_string();
+  return c.ok() ? std::move(c).value() : nullptr;
+}
+
+// Polls until `n` values were read (or a poll returns nothing).
+std::vector<std::string> read_values(Consumer& c, size_t n) {
+  std::vector<std::string> values;
+  while (values.size() < n) {
+    Result<ConsumerRecords> records = c.poll(std::chrono::milliseconds(200));
+    EXPECT_TRUE(records.ok()) << records.status().to_string();
+    if (!records.ok() || records->empty()) break;
+    for (const ConsumerRecord& r : *records) values.emplace_back(r.value_string());
+  }
+  return values;
+}
+
+class ConsumerTest : public ::testing::TestWithParam<ProducerCompression> {};
+
+TEST_P(ConsumerTest, ReadsRecordsWithKeysHeadersAndTimestamps) {
+  FakeBroker broker;
+  broker.create_topic("t", 1);
+  const auto before = std::chrono::system_clock::now();
+  produce(broker, "t", 0, 300, GetParam());
+  auto c = consumer_for(broker);
+  ASSERT_TRUE(c->assign("t").ok());
+  int64_t expected = 0;
+  while (expected < 300) {
+    Result<ConsumerRecords> records = c->poll(std::chrono::milliseconds(500));
+    ASSERT_TRUE(records.ok()) << records.status().to_string();
+    ASSERT_FALSE(records->empty());
+    for (const ConsumerRecord& r : *records) {
+      EXPECT_EQ(r.topic, "t");
+      EXPECT_EQ(r.partition, 0);
+      EXPECT_EQ(r.offset, expected);
+      EXPECT_TRUE(r.has_key);
+      EXPECT_EQ(r.key_string(), "key-" + std::to_string(expected));
+      EXPECT_EQ(r.value_string(), "value-" + std::to_string(expected));
+      EXPECT_GE(r.timestamp, std::chrono::duration_cast<std::chrono::milliseconds>(
+                                 before.time_since_epoch())
+                                     .count() - 1);
+      int headers = 0;
+      EXPECT_TRUE(r.for_each_header([&](std::string_view k, std::span<const std::byte> v) {
+                     EXPECT_EQ(k, "h");
+                     EXPECT_EQ(std::string(reinterpret_cast<const char*>(v.data()), v.size()),
+                               std::to_string(expected * 2));
+                     ++headers;
+                   }).ok());
+      EXPECT_EQ(headers, 1);
+      ++expected;
+    }
+  }
+  EXPECT_EQ(*c->position("t", 0), 300);
+  Result<ConsumerRecords> none = c->poll(std::chrono::milliseconds(20));
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->empty());
+}
+
+TEST_P(ConsumerTest, SeekInsideABatchSkipsTheRecordsBelowIt) {
+  FakeBroker broker;
+  broker.create_topic("t", 1);
+  produce(broker, "t", 0, 100, GetParam());
+  auto c = consumer_for(broker);
+  ASSERT_TRUE(c->assign("t").ok());
+  ASSERT_TRUE(c->seek("t", 0, 37).ok());
+  std::vector<std::string> values = read_values(*c, 63);
+  ASSERT_EQ(values.size(), 63u);
+  EXPECT_EQ(values.front(), "value-37");
+  EXPECT_EQ(values.back(), "value-99");
+}
+
+INSTANTIATE_TEST_SUITE_P(Codecs, ConsumerTest,
+                         ::testing::Values(ProducerCompression::kNone, ProducerCompression::kZstd));
+
+TEST(Consumer, ResumesFromTheCommittedOffset) {
+  FakeBroker broker;
+  broker.create_topic("t", 2);
+  produce(broker, "t", 0, 50, ProducerCompression::kNone, 0);
+  produce(broker, "t", 0, 30, ProducerCompression::kNone, 1);
+  {
+    auto c = consumer_for(broker, "g");
+    const int32_t p0[] = {0};
+    ASSERT_TRUE(c->assign("t", p0).ok());
+    EXPECT_EQ(*c->committed("t", 0), -1);
+    ASSERT_EQ(read_values(*c, 50).size(), 50u);
+    const TopicPartitionOffset at[] = {{"t", 0, 20}};
+    ASSERT_TRUE(c->commit(at).ok());
+    EXPECT_EQ(*c->committed("t", 0), 20);
+  }
+  auto c = consumer_for(broker, "g");
+  ASSERT_TRUE(c->assign("t").ok());
+  std::vector<std::string> values = read_values(*c, 60);
+  ASSERT_EQ(values.size(), 60u);  // 30 left in partition 0, all 30 of partition 1
+  ASSERT_TRUE(c->commit().ok());
+  EXPECT_EQ(*c->committed("t", 0), 50);
+  EXPECT_EQ(*c->committed("t", 1), 30);
+}
+
+TEST(Consumer, SeekToEndReadsOnlyNewRecords) {
+  FakeBroker broker;
+  broker.create_topic("t", 1);
+  produce(broker, "t", 0, 10);
+  auto c = consumer_for(broker);
+  ASSERT_TRUE(c->assign("t").ok());
+  ASSERT_TRUE(c->seek_to_end("t", 0).ok());
+  Result<ConsumerRecords> none = c->poll(std::chrono::milliseconds(20));
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->empty());
+  produce(broker, "t", 10, 12);
+  std::vector<std::string> values = read_values(*c, 2);
+  ASSERT_EQ(values.size(), 2u);
+  EXPECT_EQ(values[0], "value-10");
+}
+
+TEST(Consumer, ReportsUnknownTopicsAndPartitions) {
+  FakeBroker broker;
+  broker.create_topic("t", 1);
+  auto c = consumer_for(broker);
+  EXPECT_EQ(c->assign("nope").code(), ErrorCode::kUnknownTopic);
+  const int32_t p[] = {3};
+  EXPECT_EQ(c->assign("t", p).code(), ErrorCode::kUnknownPartition);
+  EXPECT_EQ(c->poll(std::chrono::milliseconds(1)).status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(c->commit().code(), ErrorCode::kInvalidArgument);  // no group
+}
+
+TEST(ConsumerAlloc, PollingFetchedRecordsAllocatesNothing) {
+  FakeBroker broker;
+  broker.create_topic("t", 1);
+  produce(broker, "t", 0, 2'000);
+  ConsumerOptions o;
+  o.bootstrap = broker.address();
+  o.max_poll_records = 10;  // one fetch serves many polls
+  auto c = Consumer::create(o);
+  ASSERT_TRUE(c.ok());
+  ASSERT_TRUE((*c)->assign("t").ok());
+  // Warm up: the first fetch sizes the buffers.
+  ASSERT_FALSE((*c)->poll(std::chrono::milliseconds(500))->empty());
+  int64_t read = 0;
+  uint64_t allocations = 0;
+  for (int i = 0; i < 20; ++i) {  // stays inside the first fetch's data
+    testing::AllocationScope scope;
+    Result<ConsumerRecords> records = (*c)->poll(std::chrono::milliseconds(500));
+    allocations += scope.thread_allocations();
+    ASSERT_TRUE(records.ok());
+    read += static_cast<int64_t>(records->size());
+  }
+  EXPECT_GT(read, 100);
+  EXPECT_EQ(allocations, 0u);
+}
+
+}  // namespace
+}  // namespace spillway

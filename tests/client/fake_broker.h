@@ -1,0 +1,75 @@
+// An in-process, in-memory broker for client tests: serves Metadata,
+// Produce, Fetch, CreateTopics, CommitOffsets and FetchOffsets with the
+// common/messages codecs (so the client's own wire code is checked against
+// the broker-side codecs), and can inject faults: fail the next produce
+// entries with an error code, or drop every connection.
+//
+// Thread per connection, one mutex over all state. Not fast; correct.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <span>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "spillway/common/status.h"
+
+namespace spillway::testing {
+
+class FakeBroker {
+ public:
+  FakeBroker();
+  ~FakeBroker();
+  FakeBroker(const FakeBroker&) = delete;
+  FakeBroker& operator=(const FakeBroker&) = delete;
+
+  std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
+
+  void create_topic(const std::string& name, int partitions);
+  // The next `n` produce entries (partition batches) fail with `code`.
+  void fail_next_produce_entries(int n, ErrorCode code);
+  // The next `n` produce requests are read and then the connection is
+  // closed without an answer (as a broker restart does).
+  void drop_next_produce_requests(int n);
+  // Closes every open connection now.
+  void drop_connections();
+
+  // Records stored in a partition, in offset order: (key, value) pairs.
+  std::vector<std::pair<std::string, std::string>> records(const std::string& topic,
+                                                           int partition);
+  int produce_requests() const { return produce_requests_.load(); }
+
+ private:
+  struct Partition {
+    std::vector<std::vector<std::byte>> batches;  // base offsets assigned
+    int64_t next_offset = 0;
+  };
+  void accept_loop();
+  void serve(int fd);
+  // Handles one request; returns false to close the connection.
+  bool handle(int16_t api_key, int32_t correlation_id, std::span<const std::byte> body,
+              std::vector<std::byte>& response, ErrorCode* error);
+
+  int listen_fd_ = -1;
+  uint16_t port_ = 0;
+  std::thread acceptor_;
+  std::atomic<bool> stopping_{false};
+  std::atomic<int> produce_requests_{0};
+
+  std::mutex mu_;
+  std::condition_variable data_cv_;
+  std::map<std::string, std::vector<Partition>> topics_;
+  std::map<std::string, int64_t> committed_;  // "group/topic/partition"
+  int fail_entries_ = 0;
+  ErrorCode fail_code_ = ErrorCode::kOk;
+  int drop_requests_ = 0;
+  std::vector<int> open_fds_;
+  std::vector<std::thread> sessions_;
+};
+
+}  // namespace spillway::testing

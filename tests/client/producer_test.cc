@@ -1,0 +1,259 @@
+// spillway::Producer against the in-memory FakeBroker: partitioning
+// (murmur2 for keys, sticky for keyless), order within a partition across
+// retries and lost connections, error delivery, close() completing every
+// record.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <map>
+#include <set>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "fake_broker.h"
+#include "spillway/common/key_partitioner.h"
+#include "spillway/producer.h"
+
+namespace spillway {
+namespace {
+
+using testing::FakeBroker;
+
+std::span<const std::byte> bytes(const std::string& s) {
+  return std::as_bytes(std::span<const char>(s.data(), s.size()));
+}
+
+// Collects every delivery.
+struct Deliveries {
+  struct One {
+    Status status;
+    RecordMetadata metadata;
+    std::string topic;
+  };
+  std::mutex mu;
+  std::vector<One> all;
+  static void on(void* context, const Status& st, const RecordMetadata& m) {
+    auto* d = static_cast<Deliveries*>(context);
+    std::lock_guard lk(d->mu);
+    d->all.push_back({st, m, std::string(m.topic)});
+  }
+  DeliveryCallback cb() { return {&Deliveries::on, this}; }
+  size_t failures() {
+    std::lock_guard lk(mu);
+    size_t n = 0;
+    for (const One& o : all) n += !o.status.ok();
+    return n;
+  }
+};
+
+ProducerOptions options_for(const FakeBroker& broker) {
+  ProducerOptions o;
+  o.bootstrap = broker.address();
+  o.linger = std::chrono::milliseconds(2);
+  o.retry_backoff = std::chrono::milliseconds(5);
+  return o;
+}
+
+TEST(Producer, KeyedRecordsGoToTheMurmur2PartitionInSendOrder) {
+  FakeBroker broker;
+  broker.create_topic("t", 4);
+  auto producer = Producer::create(options_for(broker));
+  ASSERT_TRUE(producer.ok()) << producer.status().to_string();
+  Deliveries d;
+  const int kKeys = 37, kPerKey = 40;
+  for (int i = 0; i < kPerKey; ++i) {
+    for (int k = 0; k < kKeys; ++k) {
+      const std::string key = "key-" + std::to_string(k);
+      const std::string value = key + "#" + std::to_string(i);
+      (*producer)->send("t", bytes(key), bytes(value), {}, d.cb());
+    }
+  }
+  ASSERT_TRUE((*producer)->flush().ok());
+  ASSERT_EQ(d.all.size(), static_cast<size_t>(kKeys * kPerKey));
+  EXPECT_EQ(d.failures(), 0u);
+  for (const auto& one : d.all) {
+    EXPECT_EQ(one.topic, "t");
+    EXPECT_GE(one.metadata.offset, 0);
+  }
+  for (int p = 0; p < 4; ++p) {
+    std::map<std::string, int> next;  // per key: next expected sequence
+    for (const auto& [key, value] : broker.records("t", p)) {
+      EXPECT_EQ(KeyPartitioner::partition(bytes(key), 4), p) << key;
+      EXPECT_EQ(value, key + "#" + std::to_string(next[key]++));
+    }
+    for (const auto& [key, n] : next) EXPECT_EQ(n, kPerKey) << key;
+  }
+  EXPECT_TRUE((*producer)->close().ok());
+}
+
+TEST(Producer, OffsetsInCallbacksMatchTheStoredPositions) {
+  FakeBroker broker;
+  broker.create_topic("t", 2);
+  auto producer = Producer::create(options_for(broker));
+  ASSERT_TRUE(producer.ok());
+  Deliveries d;
+  for (int i = 0; i < 500; ++i) {
+    const std::string v = "v" + std::to_string(i);
+    (*producer)->send("t", bytes("k" + std::to_string(i % 7)), bytes(v), {}, d.cb());
+  }
+  ASSERT_TRUE((*producer)->close().ok());
+  ASSERT_EQ(d.all.size(), 500u);
+  std::vector<std::vector<std::pair<std::string, std::string>>> stored = {broker.records("t", 0),
+                                                                          broker.records("t", 1)};
+  std::set<std::pair<int, int64_t>> seen;
+  for (const auto& one : d.all) {
+    ASSERT_TRUE(one.status.ok());
+    const auto& part = stored[static_cast<size_t>(one.metadata.partition)];
+    ASSERT_LT(static_cast<size_t>(one.metadata.offset), part.size());
+    EXPECT_TRUE(seen.insert({one.metadata.partition, one.metadata.offset}).second);
+  }
+}
+
+TEST(Producer, KeylessRecordsStickToOnePartitionPerBatch) {
+  FakeBroker broker;
+  broker.create_topic("t", 3);
+  ProducerOptions o = options_for(broker);
+  o.batch_bytes = 2'000;
+  o.linger = std::chrono::milliseconds(1'000);  // batches close by size
+  auto producer = Producer::create(o);
+  ASSERT_TRUE(producer.ok());
+  Deliveries d;
+  const std::string value(100, 'x');
+  for (int i = 0; i < 300; ++i) (*producer)->send("t", {}, bytes(value), {}, d.cb());
+  ASSERT_TRUE((*producer)->flush().ok());
+  ASSERT_EQ(d.all.size(), 300u);
+  // Consecutive records share a partition in runs of a batch, and every
+  // partition gets some.
+  std::set<int32_t> partitions;
+  int switches = 0;
+  for (size_t i = 0; i < d.all.size(); ++i) {
+    partitions.insert(d.all[i].metadata.partition);
+    if (i > 0 && d.all[i].metadata.partition != d.all[i - 1].metadata.partition) ++switches;
+  }
+  EXPECT_EQ(partitions.size(), 3u);
+  EXPECT_GT(switches, 3);
+  EXPECT_LT(switches, 100);  // not round-robin per record
+}
+
+TEST(Producer, RetriedBatchesAreNotOvertaken) {
+  FakeBroker broker;
+  broker.create_topic("t", 2);
+  ProducerOptions o = options_for(broker);
+  o.max_in_flight = 5;
+  o.batch_bytes = 500;  // many small batches, several in flight
+  auto producer = Producer::create(o);
+  ASSERT_TRUE(producer.ok());
+  Deliveries d;
+  for (int round = 0; round < 4; ++round) {
+    broker.fail_next_produce_entries(3, ErrorCode::kShuttingDown);
+    for (int i = 0; i < 200; ++i) {
+      const std::string v = std::to_string(round * 200 + i);
+      (*producer)->send("t", bytes("same-key"), bytes(v), {}, d.cb());
+    }
+  }
+  ASSERT_TRUE((*producer)->flush().ok());
+  EXPECT_EQ(d.failures(), 0u);
+  const int32_t p = KeyPartitioner::partition(bytes(std::string("same-key")), 2);
+  auto stored = broker.records("t", p);
+  ASSERT_EQ(stored.size(), 800u);
+  for (size_t i = 0; i < stored.size(); ++i) EXPECT_EQ(stored[i].second, std::to_string(i));
+}
+
+TEST(Producer, LostConnectionsAreRetriedInOrder) {
+  FakeBroker broker;
+  broker.create_topic("t", 1);
+  ProducerOptions o = options_for(broker);
+  o.batch_bytes = 300;
+  auto producer = Producer::create(o);
+  ASSERT_TRUE(producer.ok());
+  Deliveries d;
+  (*producer)->send("t", {}, bytes(std::string("first")), {}, d.cb());
+  ASSERT_TRUE((*producer)->flush().ok());
+  broker.drop_next_produce_requests(2);
+  for (int i = 0; i < 300; ++i) {
+    (*producer)->send("t", {}, bytes(std::to_string(i)), {}, d.cb());
+  }
+  ASSERT_TRUE((*producer)->close().ok());
+  EXPECT_EQ(d.failures(), 0u);
+  auto stored = broker.records("t", 0);
+  ASSERT_EQ(stored.size(), 301u);
+  for (size_t i = 1; i < stored.size(); ++i) EXPECT_EQ(stored[i].second, std::to_string(i - 1));
+}
+
+TEST(Producer, NonRetriableErrorsReachEveryCallbackOfTheBatch) {
+  FakeBroker broker;
+  broker.create_topic("t", 1);
+  auto producer = Producer::create(options_for(broker));
+  ASSERT_TRUE(producer.ok());
+  Deliveries d;
+  broker.fail_next_produce_entries(1, ErrorCode::kCorruptMessage);
+  for (int i = 0; i < 10; ++i) (*producer)->send("t", {}, bytes(std::string("x")), {}, d.cb());
+  Status st = (*producer)->flush();
+  EXPECT_EQ(st.code(), ErrorCode::kCorruptMessage);
+  ASSERT_EQ(d.all.size(), 10u);
+  for (const auto& one : d.all) EXPECT_EQ(one.status.code(), ErrorCode::kCorruptMessage);
+  EXPECT_EQ((*producer)->close().code(), ErrorCode::kCorruptMessage);
+}
+
+TEST(Producer, UnknownTopicFailsTheSend) {
+  FakeBroker broker;
+  auto producer = Producer::create(options_for(broker));
+  ASSERT_TRUE(producer.ok());
+  auto f = (*producer)->send("nope", "k", "v");
+  Result<RecordMetadata> r = f.get();
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), ErrorCode::kUnknownTopic);
+  EXPECT_NE(r.status().message().find("nope"), std::string_view::npos);
+}
+
+TEST(Producer, ExplicitPartitionOutOfRangeFails) {
+  FakeBroker broker;
+  broker.create_topic("t", 2);
+  auto producer = Producer::create(options_for(broker));
+  ASSERT_TRUE(producer.ok());
+  EXPECT_EQ((*producer)->send("t", "k", "v", 2).get().status().code(),
+            ErrorCode::kUnknownPartition);
+  Result<RecordMetadata> ok = (*producer)->send("t", "k", "v", 1).get();
+  ASSERT_TRUE(ok.ok()) << ok.status().to_string();
+  EXPECT_EQ(ok->partition, 1);
+  EXPECT_EQ(ok->offset, 0);
+}
+
+TEST(Producer, CloseFailsWhatCannotBeDelivered) {
+  std::string address;
+  {
+    FakeBroker gone;  // a port nothing listens on once it is destroyed
+    address = gone.address();
+  }
+  ProducerOptions o;
+  o.bootstrap = address;
+  o.delivery_timeout = std::chrono::milliseconds(300);
+  o.retry_backoff = std::chrono::milliseconds(20);
+  auto producer = Producer::create(o);
+  ASSERT_TRUE(producer.ok());
+  Deliveries d;
+  for (int i = 0; i < 3; ++i) (*producer)->send("t", {}, bytes(std::string("x")), {}, d.cb());
+  Status st = (*producer)->close();
+  EXPECT_FALSE(st.ok());
+  ASSERT_EQ(d.all.size(), 3u);
+  for (const auto& one : d.all) {
+    EXPECT_FALSE(one.status.ok());
+    EXPECT_NE(one.status.message().find("cannot connect"), std::string_view::npos)
+        << one.status.to_string();
+  }
+  // After close, sends fail at once.
+  EXPECT_EQ((*producer)->send("t", "k", "v").get().status().code(), ErrorCode::kShuttingDown);
+}
+
+TEST(Producer, RejectsBadOptions) {
+  ProducerOptions o;
+  o.bootstrap = "no-port";
+  EXPECT_EQ(Producer::create(o).status().code(), ErrorCode::kInvalidArgument);
+  o.bootstrap = "127.0.0.1:1";
+  o.max_in_flight = 0;
+  EXPECT_EQ(Producer::create(o).status().code(), ErrorCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace spillway
