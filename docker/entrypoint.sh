@@ -16,14 +16,16 @@
 # exits 0. SPILLWAY_DISABLE_IO_URING=1 is read by the broker itself.
 set -eu
 
-# Broker flags that can come from the environment (spillway-broker --help).
-flags="listen data-dir threads shutdown-timeout-ms log-level max-frame-bytes
-max-batch-bytes max-connections max-in-flight-per-connection idle-timeout-ms
-auto-create-topics default-partitions flush-policy flush-interval-ms
-segment-bytes retention-bytes retention-ms metrics-listen"
-
 if [ "$#" -gt 0 ] && [ "${1#-}" = "$1" ]; then
   exec "$@"
+fi
+
+# Every broker flag that takes a value, as `spillway-broker --help` lists
+# them, so a new setting gets its variable without editing this file.
+flags=$(spillway-broker --help | sed -n 's/^ *--\([a-z0-9-]*\) VALUE.*/\1/p')
+if [ -z "$flags" ]; then
+  echo "spillway-entrypoint: cannot read the flags from spillway-broker --help" >&2
+  exit 2
 fi
 
 given_as_argument() {
@@ -47,6 +49,7 @@ for flag in $flags; do
   if given_as_argument "$flag" "$@"; then
     continue
   fi
+  value=""
   eval "value=\$$var"
   set -- "$@" "--$flag" "$value"
 done

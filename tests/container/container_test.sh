@@ -120,9 +120,11 @@ new_container() {
 # ---- the runtime image holds no compiler or build tree -------------------
 probe=$(new_container)
 in_image() { buildah run --isolation=chroot --network=host "$probe" -- "$@"; }
+# shellcheck disable=SC2016  # expanded inside the container
 in_image sh -c 'for t in gcc g++ cc c++ cmake ninja make ld as; do command -v $t; done
                 ls -d /src /build /out 2>/dev/null; true' >"$work/tools.txt"
 [[ ! -s "$work/tools.txt" ]] || fail "the runtime image holds build tools or trees: $(tr '\n' ' ' <"$work/tools.txt")"
+# shellcheck disable=SC2016
 in_image dpkg-query -W -f='${Package}\n' >"$work/packages.txt"
 if grep -E '^(gcc|g\+\+|cpp|cmake|ninja-build|binutils|make)(-[0-9]+)?$|-dev$' "$work/packages.txt" >"$work/bad.txt"; then
   fail "the runtime image holds build packages: $(tr '\n' ' ' <"$work/bad.txt")"
@@ -147,19 +149,21 @@ chmod 0750 "$data"
 say "data volume ${volume:-(bind dir)} at $data"
 
 # ---- a broker container --------------------------------------------------
-# start_broker NAME [ENV=VALUE...]: runs the image's entrypoint in a new
-# working container; sets broker_pid, broker_port and broker_run_pid.
+# start_broker NAME [ENV=VALUE...] [-- ARG...]: runs the image's entrypoint
+# with ARGs in a new working container, its environment as `docker run -e`
+# would set it; sets broker_pid, broker_port and broker_run_pid.
 start_broker() {
-  local name=$1 c env_args=() e pid comm i
+  local name=$1 c env_args=() i
   shift
   c=$(new_container)
   env_args=(--env SPILLWAY_LISTEN=127.0.0.1:0 --env SPILLWAY_METRICS_LISTEN=127.0.0.1:0
             --env SPILLWAY_THREADS=2)
-  for e in "$@"; do env_args+=(--env "$e"); done
+  while (($#)) && [[ "$1" != -- ]]; do env_args+=(--env "$1"); shift; done
+  (($# == 0)) || shift
   buildah config "${env_args[@]}" "$c"
   # shellcheck disable=SC2086  # the entrypoint is a word list
   buildah run --isolation=chroot --network=host -v "$data:/var/lib/spillway" "$c" -- \
-    $entrypoint >"$work/$name.log" 2>&1 &
+    $entrypoint "$@" >"$work/$name.log" 2>&1 &
   broker_run_pid=$!
   broker_pid=""
   broker_port=""
@@ -245,6 +249,8 @@ fi
 # ---- broker #1: io_uring disabled, produce ------------------------------
 start_broker broker1 SPILLWAY_DISABLE_IO_URING=1
 check_running_as_non_root broker1
+# The entrypoint turned SPILLWAY_THREADS=2 into --threads 2.
+grep -q ' 2 thread(s)' "$work/broker1.log" || { cat "$work/broker1.log" >&2; fail "SPILLWAY_THREADS=2 did not reach the broker"; }
 run_healthcheck >"$work/health1.txt" 2>&1 || { cat "$work/health1.txt" >&2; fail "the HEALTHCHECK command fails against a running broker"; }
 say "broker1: HEALTHCHECK ($healthcheck) passes"
 for ((i = 0; i < messages; i++)); do
@@ -267,8 +273,10 @@ owner=$(find "$data" -mindepth 1 ! -uid "$uid" -print -quit)
 [[ -z "$owner" ]] || fail "$owner in the volume is not owned by the image user $uid"
 
 # ---- broker #2: same volume, consume -------------------------------------
-start_broker broker2
+start_broker broker2 -- --threads 1
 check_running_as_non_root broker2
+# A flag given as the container's argument wins over SPILLWAY_THREADS=2.
+grep -q ' 1 thread(s)' "$work/broker2.log" || { cat "$work/broker2.log" >&2; fail "--threads 1 did not override SPILLWAY_THREADS"; }
 if [[ $produce_consume == yes ]]; then
   "$cli" consume "$topic" --from-beginning --exit-at-end --timeout-ms 20000 \
     --broker "127.0.0.1:$broker_port" >"$work/consumed.txt" 2>"$work/consume.err" ||
