@@ -73,6 +73,13 @@ int run_consume(const ConsumeCommandOptions& o) {
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
 
+  // Per partition: the offset after the last record printed, which is what
+  // a commit records (never past what was shown).
+  std::vector<TopicPartitionOffset> shown;
+  auto commit_shown = [&]() -> Status {
+    if (o.group.empty() || shown.empty()) return Status::Ok();
+    return consumer.commit(shown);
+  };
   int64_t printed = 0;
   auto last_data = std::chrono::steady_clock::now();
   int rc = 0;
@@ -92,14 +99,7 @@ int run_consume(const ConsumeCommandOptions& o) {
       break;
     }
     for (const ConsumerRecord& r : *records) {
-      if (o.count >= 0 && printed >= o.count) {
-        // Not printed: commit only up to what was shown.
-        if (!o.group.empty()) {
-          const TopicPartitionOffset at[] = {{std::string(r.topic), r.partition, r.offset}};
-          (void)consumer.commit(at);
-        }
-        break;
-      }
+      if (o.count >= 0 && printed >= o.count) break;
       if (o.print_key) {
         std::fwrite(r.key.data(), 1, r.key.size(), stdout);
         std::fwrite(o.key_separator.data(), 1, o.key_separator.size(), stdout);
@@ -107,17 +107,21 @@ int run_consume(const ConsumeCommandOptions& o) {
       std::fwrite(r.value.data(), 1, r.value.size(), stdout);
       std::fputc('\n', stdout);
       ++printed;
+      TopicPartitionOffset* at = nullptr;
+      for (TopicPartitionOffset& s : shown) {
+        if (s.partition == r.partition) at = &s;
+      }
+      if (!at) at = &shown.emplace_back(TopicPartitionOffset{o.topic, r.partition, 0});
+      at->offset = r.offset + 1;
     }
     std::fflush(stdout);
     const auto now = std::chrono::steady_clock::now();
     if (!records->empty()) {
       last_data = now;
-      if (!o.group.empty() && (o.count < 0 || printed < o.count)) {
-        st = consumer.commit();
-        if (!st.ok()) {
-          rc = fail(st);
-          break;
-        }
+      st = commit_shown();
+      if (!st.ok()) {
+        rc = fail(st);
+        break;
       }
     } else if (o.timeout_ms >= 0 && now - last_data >= std::chrono::milliseconds(o.timeout_ms)) {
       std::fprintf(stderr, "spillway consume: no message for %d ms\n", o.timeout_ms);
@@ -125,8 +129,8 @@ int run_consume(const ConsumeCommandOptions& o) {
       break;
     }
   }
-  if (!o.group.empty() && rc == 0 && (o.count < 0 || printed < o.count)) {
-    st = consumer.commit();
+  if (rc == 0) {
+    st = commit_shown();
     if (!st.ok()) rc = fail(st);
   }
   std::fflush(stdout);
