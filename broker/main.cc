@@ -10,7 +10,15 @@
 #include <thread>
 
 #include "config/command_line.h"
+#include "core/offset_store.h"
+#include "core/topic_registry.h"
 #include "data_dir.h"
+#include "handlers/admin_handlers.h"
+#include "handlers/broker_context.h"
+#include "handlers/fetch_handler.h"
+#include "handlers/produce_handler.h"
+#include "metrics/metrics.h"
+#include "metrics/metrics_server.h"
 #include "net/server.h"
 #include "protocol/api_versions_handler.h"
 #include "protocol/dispatcher.h"
@@ -59,6 +67,10 @@ int main(int argc, char** argv) {
   Dispatcher dispatcher;
   add_api_versions_handler(dispatcher, kBrokerVersion);
 
+  // Set before the server exists; they run on stop, on each core's thread.
+  TopicRegistry* registry = nullptr;
+  MetricsServer* metrics_server = nullptr;
+
   ServerOptions options;
   options.listen = *parse_host_port(config.listen);  // validated with the config
   options.threads = config.threads > 0 ? static_cast<size_t>(config.threads)
@@ -66,11 +78,65 @@ int main(int argc, char** argv) {
   options.max_frame_bytes = static_cast<uint32_t>(config.max_frame_bytes);
   options.max_connections = static_cast<size_t>(config.max_connections);
   options.queue_depth = static_cast<size_t>(config.max_in_flight_per_connection);
+  options.idle_timeout = std::chrono::milliseconds(config.idle_timeout_ms);
   options.shutdown_timeout = std::chrono::milliseconds(config.shutdown_timeout_ms);
+  options.on_shard_stop = [&](size_t core) {
+    if (registry) registry->stop_core(core);
+    if (core == 0 && metrics_server) metrics_server->close();
+  };
   Server server(options, dispatcher);
+
+  std::vector<asio::io_context*> cores;
+  for (size_t i = 0; i < server.shard_count(); ++i) cores.push_back(&server.shard_context(i));
+  TopicRegistry topics(config, cores);
+  if (Status st = topics.start(); !st.ok()) {
+    spdlog::critical("{}", st.message());
+    return 1;
+  }
+  registry = &topics;
+  OffsetStore offsets(config.data_dir);
+  if (Status st = offsets.load(); !st.ok()) {
+    spdlog::critical("{}", st.message());
+    return 1;
+  }
+  Metrics metrics;
+  Exchange::set_finish_observer(
+      [](void* ctx, int16_t api, std::chrono::nanoseconds latency) {
+        static_cast<Metrics*>(ctx)->record_request(api, latency);
+      },
+      &metrics);
+  BrokerContext context{topics, offsets, config, &metrics};
+  ProduceHandler produce(context);
+  FetchHandler fetch(context);
+  MetadataHandler metadata(context);
+  CreateTopicsHandler create_topics(context);
+  DeleteTopicsHandler delete_topics(context);
+  CommitOffsetsHandler commit_offsets(context);
+  FetchOffsetsHandler fetch_offsets(context);
+  dispatcher.add(frame::ApiKey::kProduce, 0, 0, &produce);
+  dispatcher.add(frame::ApiKey::kFetch, 0, 0, &fetch);
+  dispatcher.add(frame::ApiKey::kMetadata, 0, 0, &metadata);
+  dispatcher.add(frame::ApiKey::kCreateTopics, 0, 0, &create_topics);
+  dispatcher.add(frame::ApiKey::kDeleteTopics, 0, 0, &delete_topics);
+  dispatcher.add(frame::ApiKey::kCommitOffsets, 0, 0, &commit_offsets);
+  dispatcher.add(frame::ApiKey::kFetchOffsets, 0, 0, &fetch_offsets);
+
   if (Status st = server.open(); !st.ok()) {
     spdlog::critical("{}", st.message());
     return 1;
+  }
+  std::unique_ptr<MetricsServer> metrics_endpoint;
+  if (!config.metrics_listen.empty()) {
+    metrics_endpoint = std::make_unique<MetricsServer>(
+        server.shard_context(0), [&] { return metrics.render(topics, server.open_connections()); });
+    if (Status st = metrics_endpoint->open(*parse_host_port(config.metrics_listen)); !st.ok()) {
+      spdlog::critical("{}", st.message());
+      return 1;
+    }
+    metrics_server = metrics_endpoint.get();
+    // Tests parse "metrics on HOST:PORT" from this line.
+    spdlog::info("metrics on {} (GET /metrics)",
+                 format_endpoint(metrics_endpoint->local_endpoint()));
   }
   // Tests and scripts parse "listening on HOST:PORT" from this line.
   spdlog::info("{} listening on {} (data_dir \"{}\", config \"{}\", {} thread(s))", kBrokerVersion,
@@ -78,6 +144,7 @@ int main(int argc, char** argv) {
                config.config_file.empty() ? "(none, defaults and flags)" : config.config_file,
                options.threads);
   server.run();
+  topics.close_all();
   spdlog::info("stopped cleanly");
   return 0;
 }

@@ -32,6 +32,7 @@ Server::Server(ServerOptions options, const Dispatcher& dispatcher)
     shard->host.dispatcher = &dispatcher_;
     shard->host.max_frame_bytes = options_.max_frame_bytes;
     shard->host.queue_depth = options_.queue_depth;
+    shard->host.idle_timeout = options_.idle_timeout;
     shard->host.open_connections = &open_connections_;
     shards_.push_back(std::move(shard));
   }
@@ -73,6 +74,10 @@ Status Server::open() {
     });
   }
   return Status::Ok();
+}
+
+asio::io_context& Server::shard_context(size_t shard) {
+  return shards_[shard]->context;
 }
 
 asio::ip::tcp::endpoint Server::local_endpoint() const {
@@ -124,9 +129,10 @@ void Server::stop() {
     asio::error_code ignored;
     acceptor_->close(ignored);
   });
-  for (auto& shard : shards_) {
-    Shard* s = shard.get();
-    asio::post(s->context, [s] {
+  for (size_t i = 0; i < shards_.size(); ++i) {
+    Shard* s = shards_[i].get();
+    asio::post(s->context, [this, s, i] {
+      if (options_.on_shard_stop) options_.on_shard_stop(i);
       // Copy first: a stop may end a session and erase it while iterating.
       std::vector<Session*> live(s->host.sessions.begin(), s->host.sessions.end());
       for (Session* session : live) session->stop();

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -23,9 +24,13 @@ struct ServerOptions {
   size_t threads = 1;
   uint32_t max_frame_bytes = 8 << 20;
   size_t max_connections = 10'000;
-  size_t queue_depth = 64;  // responses queued per connection
+  size_t queue_depth = 64;                    // requests in flight per connection
+  std::chrono::milliseconds idle_timeout{0};  // 0 = never close idle connections
   std::chrono::milliseconds shutdown_timeout{10'000};
   bool handle_signals = true;  // SIGINT/SIGTERM call stop()
+  // Called on each shard's thread when the stop begins, so work the broker
+  // put on the shards (timers, other acceptors) can end and let run() return.
+  std::function<void(size_t shard)> on_shard_stop;
 };
 
 class Server {
@@ -50,6 +55,13 @@ class Server {
   // remaining connections are cut. Returns once every thread has ended.
   // Precondition: open() succeeded. Call once.
   void run();
+
+  // The shards: one io_context per thread, run by run(). The broker puts
+  // partitions and timers on them. Valid from construction.
+  size_t shard_count() const { return shards_.size(); }
+  asio::io_context& shard_context(size_t shard);
+  // Connections open right now (all shards).
+  size_t open_connections() const { return open_connections_.load(std::memory_order_relaxed); }
 
   // Starts the graceful stop: no new connections, no new requests read.
   // Thread-safe, idempotent, returns at once.

@@ -1,15 +1,22 @@
 // One client connection: a reader coroutine that decodes request frames and
-// dispatches them, a writer coroutine that sends the responses, and a bounded
-// queue between them (docs/architecture.md, "Networking"). A session lives on
-// one io_context thread for its whole life; none of its members is touched
-// from another thread.
+// dispatches them, a writer coroutine that sends the responses in request
+// order, and between them a fixed ring of Exchanges
+// (limits.max_in_flight_per_connection). A handler may finish its exchange
+// later (after work on another core); the writer still sends responses
+// strictly in request order. When the ring is full the reader stops reading
+// until the writer has sent the oldest response, so a client that pipelines
+// without reading cannot make the broker buffer without bound.
+//
+// A session lives on one io_context thread for its whole life; none of its
+// members is touched from another thread (handlers post back to it).
 #pragma once
 
 #include <asio/awaitable.hpp>
 #include <asio/cancellation_signal.hpp>
-#include <asio/experimental/channel.hpp>
 #include <asio/ip/tcp.hpp>
+#include <asio/steady_timer.hpp>
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -17,6 +24,7 @@
 #include <vector>
 
 #include "../protocol/dispatcher.h"
+#include "../protocol/exchange.h"
 
 namespace spillway::broker {
 
@@ -27,7 +35,8 @@ class Session;
 struct SessionHost {
   const Dispatcher* dispatcher = nullptr;
   uint32_t max_frame_bytes = 0;
-  size_t queue_depth = 0;                           // responses queued before the reader waits
+  size_t queue_depth = 0;                           // exchanges in flight per connection
+  std::chrono::milliseconds idle_timeout{0};        // 0 = never
   std::unordered_set<Session*> sessions;            // live sessions of this thread
   std::atomic<size_t>* open_connections = nullptr;  // shared by all threads
 };
@@ -42,7 +51,7 @@ class Session : public std::enable_shared_from_this<Session> {
   Session& operator=(const Session&) = delete;
 
   // Starts the reader and writer. The session keeps itself alive until both
-  // have ended and then leaves host.sessions.
+  // have ended and every exchange has finished, then leaves host.sessions.
   void start();
 
   // Graceful stop: reads no further request, answers every request already
@@ -50,25 +59,35 @@ class Session : public std::enable_shared_from_this<Session> {
   void stop();
 
  private:
-  using Frame = std::vector<std::byte>;  // an encoded response; empty = end of stream
-  using Queue = asio::experimental::channel<void(asio::error_code, Frame)>;
-
   asio::awaitable<void> read_loop();
   asio::awaitable<void> write_loop();
+  asio::awaitable<void> idle_watch();
   // Reads exactly `n` bytes into `dst`; false on EOF, error or stop.
   asio::awaitable<bool> read_exactly(std::byte* dst, size_t n);
+  // Waits until `timer` is cancelled (the wake-up of the other coroutine).
+  asio::awaitable<void> wait_on(asio::steady_timer& timer);
   // Makes the body buffer hold at least `n` bytes. Only called once `n` has
   // been checked against max_frame_bytes.
   std::byte* body_buffer(size_t n);
+  Exchange& next_exchange();
+  static void on_finished(Exchange& exchange, void* owner);
 
   asio::ip::tcp::socket socket_;
   SessionHost& host_;
-  Queue queue_;
+  std::vector<std::unique_ptr<Exchange>> ring_;  // fixed size queue_depth
+  size_t head_ = 0;                              // oldest exchange in flight
+  size_t in_flight_ = 0;
+  asio::steady_timer reader_wake_;  // cancelled when a slot frees up
+  asio::steady_timer writer_wake_;  // cancelled when an exchange finishes
+  asio::steady_timer idle_timer_;
   asio::cancellation_signal stop_reading_;
+  std::chrono::steady_clock::time_point last_read_;
   bool stopping_ = false;
+  bool reader_done_ = false;
   std::string peer_;
   std::unique_ptr<std::byte[]> body_;  // reused across requests
   size_t body_capacity_ = 0;
+  std::vector<asio::const_buffer> write_buffers_;  // reused across responses
 };
 
 }  // namespace spillway::broker

@@ -97,7 +97,7 @@ TEST_F(BadFrames, UnknownApiKeyGetsAnErrorAndTheConnectionStaysUsable) {
 
 TEST_F(BadFrames, ReservedButUnservedKeyAndNegativeKeyGetErrors) {
   RawClient bad(broker_->port());
-  ASSERT_TRUE(bad.send_request(static_cast<int16_t>(frame::ApiKey::kProduce), 0, 1, 0));
+  ASSERT_TRUE(bad.send_request(static_cast<int16_t>(frame::ApiKey::kListOffsets), 0, 1, 0));
   ASSERT_TRUE(bad.send_request(-1, 0, 2, 0));
   for (int32_t id : {1, 2}) {
     auto response = bad.read_response();

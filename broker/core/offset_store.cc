@@ -1,0 +1,125 @@
+// OffsetStore: one atomically rewritten file per consumer group.
+#include "offset_store.h"
+
+#include <charconv>
+#include <filesystem>
+
+#include "spillway/storage/file_system.h"
+#include "topic_config.h"
+
+namespace spillway::broker {
+
+namespace {
+
+std::string hex(std::string_view s) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : s) {
+    out.push_back(kDigits[c >> 4]);
+    out.push_back(kDigits[c & 15]);
+  }
+  return out;
+}
+
+bool unhex(std::string_view s, std::string* out) {
+  if (s.size() % 2) return false;
+  auto nibble = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    return -1;
+  };
+  for (size_t i = 0; i < s.size(); i += 2) {
+    const int hi = nibble(s[i]), lo = nibble(s[i + 1]);
+    if (hi < 0 || lo < 0) return false;
+    out->push_back(static_cast<char>(hi * 16 + lo));
+  }
+  return true;
+}
+
+template <typename T>
+bool parse_num(std::string_view s, T* out) {
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
+  return ec == std::errc() && p == s.data() + s.size();
+}
+
+}  // namespace
+
+std::string OffsetStore::path_for(std::string_view group) const {
+  return dir_ + "/" + hex(group) + ".offsets";
+}
+
+Status OffsetStore::load() {
+  SPILLWAY_RETURN_IF_ERROR(storage::posix_file_system().create_dirs(dir_));
+  std::error_code ec;
+  std::lock_guard lock(mu_);
+  for (const auto& entry : std::filesystem::directory_iterator(dir_, ec)) {
+    const std::string file = entry.path().filename().string();
+    const std::string suffix = ".offsets";
+    if (file.size() <= suffix.size() ||
+        file.compare(file.size() - suffix.size(), suffix.size(), suffix) != 0) {
+      continue;  // e.g. a .tmp left by a crash
+    }
+    std::string group;
+    if (!unhex(std::string_view(file).substr(0, file.size() - suffix.size()), &group)) continue;
+    Result<std::string> text = read_small_file(entry.path().string());
+    if (!text.ok()) return text.status();
+    GroupOffsets offsets;
+    std::string_view rest = *text;
+    // Lines: <offset> <partition> <topic>  (the topic last: it may be anything)
+    while (!rest.empty()) {
+      const size_t eol = rest.find('\n');
+      std::string_view line = rest.substr(0, eol);
+      rest = eol == std::string_view::npos ? std::string_view() : rest.substr(eol + 1);
+      if (line.empty()) continue;
+      const size_t a = line.find(' ');
+      const size_t b = a == std::string_view::npos ? a : line.find(' ', a + 1);
+      int64_t offset = 0;
+      int32_t partition = 0;
+      if (b == std::string_view::npos || !parse_num(line.substr(0, a), &offset) ||
+          !parse_num(line.substr(a + 1, b - a - 1), &partition)) {
+        return Status(ErrorCode::kConfig,
+                      "malformed committed-offsets file " + entry.path().string());
+      }
+      offsets[{std::string(line.substr(b + 1)), partition}] = offset;
+    }
+    groups_[group] = std::move(offsets);
+  }
+  if (ec) return Status(ErrorCode::kIoError, "list " + dir_ + ": " + ec.message());
+  return Status::Ok();
+}
+
+Status OffsetStore::commit(std::string_view group, const std::vector<Entry>& entries) {
+  std::lock_guard lock(mu_);
+  auto it = groups_.find(group);
+  GroupOffsets next = it == groups_.end() ? GroupOffsets() : it->second;
+  for (const Entry& e : entries) next[{e.topic, e.partition}] = e.offset;
+  std::string text;
+  for (const auto& [key, offset] : next) {
+    text += std::to_string(offset) + " " + std::to_string(key.second) + " " + key.first + "\n";
+  }
+  SPILLWAY_RETURN_IF_ERROR(write_file_atomically(path_for(group), text));
+  if (it == groups_.end()) {
+    groups_.emplace(std::string(group), std::move(next));
+  } else {
+    it->second = std::move(next);
+  }
+  return Status::Ok();
+}
+
+int64_t OffsetStore::committed(std::string_view group, std::string_view topic,
+                               int32_t partition) const {
+  std::lock_guard lock(mu_);
+  auto it = groups_.find(group);
+  if (it == groups_.end()) return -1;
+  auto jt = it->second.find({std::string(topic), partition});
+  return jt == it->second.end() ? -1 : jt->second;
+}
+
+void OffsetStore::forget_topic(std::string_view topic) {
+  std::lock_guard lock(mu_);
+  for (auto& [group, offsets] : groups_) {
+    std::erase_if(offsets, [&](const auto& kv) { return kv.first.first == topic; });
+  }
+}
+
+}  // namespace spillway::broker

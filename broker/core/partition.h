@@ -1,0 +1,124 @@
+// Partition: one topic partition on its owner core. It wraps the partition's
+// PartitionLog and adds what the broker needs around it: group-committed
+// durable acknowledgements (the fdatasync runs on the core's sync thread so
+// appends keep flowing, and one sync covers every append that arrived
+// meanwhile), long-poll fetch waiters woken on append or durable advance, and
+// the periodic flush tick and retention.
+//
+// Threading: every method except the atomic accessors runs on the owner
+// core's io_context thread (work is posted there); there is no lock on the
+// append path. Results go back to the requester through a Reply, posted to
+// the requester's executor.
+#pragma once
+
+#include <asio/any_io_executor.hpp>
+#include <asio/io_context.hpp>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "spillway/common/status.h"
+#include "spillway/storage/partition_log.h"
+
+namespace spillway::broker {
+
+// What a partition operation reports back.
+struct PartitionReply {
+  Status status;
+  int64_t base_offset = -1;
+  int64_t last_offset = -1;
+  int64_t log_start_offset = -1;
+  int64_t high_watermark = -1;
+  storage::FileSlice slice;  // reads only
+};
+
+// Where to deliver a PartitionReply: fn(ctx, index, reply) runs on
+// `executor`'s thread. `keep_alive` holds ctx alive until then.
+struct Reply {
+  asio::any_io_executor executor;
+  std::shared_ptr<void> keep_alive;
+  void (*fn)(void* ctx, uint32_t index, PartitionReply& reply) = nullptr;
+  void* ctx = nullptr;
+  uint32_t index = 0;
+};
+
+// A long-poll fetch waiting for data. `armed` holds the generation the fetch
+// waits under; a waiter whose generation no longer matches is stale and
+// dropped. wake(ctx, generation) is posted to `executor`.
+struct FetchWaiter {
+  asio::any_io_executor executor;
+  std::shared_ptr<void> keep_alive;
+  const std::atomic<uint64_t>* armed = nullptr;
+  uint64_t generation = 0;
+  int64_t fetch_offset = 0;  // woken at once if data at or past it is visible
+  void (*wake)(void* ctx, uint64_t generation) = nullptr;
+  void* ctx = nullptr;
+};
+
+class Partition : public std::enable_shared_from_this<Partition> {
+ public:
+  // `owner` runs every call; `sync` runs the blocking fdatasyncs. Both must
+  // outlive the partition's pending work.
+  Partition(std::string topic, int32_t index, std::unique_ptr<storage::PartitionLog> log,
+            asio::io_context& owner, asio::io_context& sync);
+
+  const std::string& topic() const { return topic_; }
+  int32_t index() const { return index_; }
+  asio::io_context& owner() const { return owner_; }
+
+  // Appends a validated batch held in a buffer rented from the global
+  // BufferPool (`rented` is given back here). With `durable` the reply waits
+  // for an fdatasync covering the batch; otherwise it is sent after the append.
+  void append(std::span<std::byte> batch, std::byte* rented, bool durable, Reply reply);
+
+  // Reads whole stored batches from `offset` (PartitionLog::read semantics)
+  // and replies with the slice and the current offsets.
+  void read(int64_t offset, uint64_t max_bytes, Reply reply);
+
+  // Registers a long-poll waiter, woken by the next append (or durable
+  // advance) that makes new data visible. Stale waiters are dropped here.
+  void add_waiter(FetchWaiter waiter);
+
+  // Timer hooks: the interval flush and retention.
+  void tick();
+  void enforce_retention();
+
+  // Stops accepting work (after a delete or at shutdown) and closes the log
+  // cleanly. Later calls answer kUnknownTopic.
+  void close();
+
+  // Readable from any thread (metadata, metrics).
+  int64_t high_watermark() const { return high_watermark_.load(std::memory_order_relaxed); }
+  int64_t log_start_offset() const { return log_start_.load(std::memory_order_relaxed); }
+  uint64_t size_bytes() const { return size_bytes_.load(std::memory_order_relaxed); }
+
+ private:
+  struct DurableWaiter {
+    int64_t last_offset;
+    Reply reply;
+    PartitionReply result;
+  };
+  static void deliver(Reply& reply, PartitionReply result);
+  void start_flush();
+  void finish_flush(const storage::FlushRequest& request, Status result);
+  void publish();  // refresh the atomics; wake fetch waiters if data became visible
+  Status closed_error() const;
+
+  const std::string topic_;
+  const int32_t index_;
+  std::unique_ptr<storage::PartitionLog> log_;
+  asio::io_context& owner_;
+  asio::io_context& sync_;
+  bool flushing_ = false;
+  bool closed_ = false;
+  std::vector<DurableWaiter> durable_waiters_;
+  std::vector<FetchWaiter> fetch_waiters_;
+  std::atomic<int64_t> high_watermark_{0};
+  std::atomic<int64_t> log_start_{0};
+  std::atomic<uint64_t> size_bytes_{0};
+};
+
+}  // namespace spillway::broker

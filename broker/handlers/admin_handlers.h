@@ -1,0 +1,58 @@
+// Metadata (3), CreateTopics (4), DeleteTopics (5), CommitOffsets (7) and
+// FetchOffsets (8): the control requests (docs/protocol.md). None of them is
+// on the produce/fetch hot path.
+#pragma once
+
+#include "broker_context.h"
+#include "protocol/dispatcher.h"
+
+namespace spillway::broker {
+
+class MetadataHandler final : public AsyncHandler {
+ public:
+  explicit MetadataHandler(BrokerContext& context) : context_(context) {}
+  void handle(Exchange& exchange) override;
+
+ private:
+  BrokerContext& context_;
+};
+
+class CreateTopicsHandler final : public AsyncHandler {
+ public:
+  explicit CreateTopicsHandler(BrokerContext& context) : context_(context) {}
+  void handle(Exchange& exchange) override;
+
+ private:
+  BrokerContext& context_;
+};
+
+class DeleteTopicsHandler final : public AsyncHandler {
+ public:
+  explicit DeleteTopicsHandler(BrokerContext& context) : context_(context) {}
+  void handle(Exchange& exchange) override;
+
+ private:
+  BrokerContext& context_;
+};
+
+// Commits run on the core's sync thread (an fsync per commit) and the answer
+// comes back to the connection.
+class CommitOffsetsHandler final : public AsyncHandler {
+ public:
+  explicit CommitOffsetsHandler(BrokerContext& context) : context_(context) {}
+  void handle(Exchange& exchange) override;
+
+ private:
+  BrokerContext& context_;
+};
+
+class FetchOffsetsHandler final : public AsyncHandler {
+ public:
+  explicit FetchOffsetsHandler(BrokerContext& context) : context_(context) {}
+  void handle(Exchange& exchange) override;
+
+ private:
+  BrokerContext& context_;
+};
+
+}  // namespace spillway::broker

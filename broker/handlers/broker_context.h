@@ -1,0 +1,20 @@
+// What the request handlers share: the topics, the committed offsets, the
+// metrics and the configuration. Owned by main(); outlives the server.
+#pragma once
+
+#include "config/broker_config.h"
+#include "core/offset_store.h"
+#include "core/topic_registry.h"
+
+namespace spillway::broker {
+
+class Metrics;
+
+struct BrokerContext {
+  TopicRegistry& topics;
+  OffsetStore& offsets;
+  const BrokerConfig& config;
+  Metrics* metrics = nullptr;  // null in tests without metrics
+};
+
+}  // namespace spillway::broker

@@ -1,0 +1,260 @@
+// Fetch: reads on owner cores, long poll, verbatim copy of stored batches.
+#include "fetch_handler.h"
+
+#include <asio/post.hpp>
+#include <asio/steady_timer.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "metrics/metrics.h"
+#include "spillway/common/messages/fetch.h"
+
+namespace spillway::broker {
+
+namespace {
+
+// Largest response a fetch builds, whatever the client asks: responses are
+// held in pooled memory until written, so this bounds memory per request.
+constexpr int64_t kMaxFetchResponseBytes = 64 << 20;
+constexpr size_t kCopyChunk = 64 << 10;
+
+struct FetchState final : ExchangeState {
+  struct TopicRef {
+    uint32_t name_offset;
+    uint32_t name_size;
+    std::shared_ptr<Topic> topic;  // null when unknown; held against a delete
+  };
+  struct Part {
+    uint32_t topic;
+    int32_t partition;
+    int64_t fetch_offset;
+    int64_t max_bytes;
+    std::shared_ptr<Partition> log;  // null on error
+    ErrorCode code;
+    std::string message;
+    int64_t high_watermark;
+    int64_t log_start_offset;
+    storage::FileSlice slice;
+  };
+
+  Exchange* exchange = nullptr;
+  std::string names;
+  std::vector<TopicRef> topics;
+  std::vector<Part> parts;
+  int64_t max_bytes = 0;
+  int32_t max_wait_ms = 0;
+  size_t pending = 0;
+  bool waited = false;
+  // The exchange generation this fetch waits under; 0 when not waiting.
+  // Read by owner cores to drop stale waiters.
+  std::atomic<uint64_t> armed{0};
+  std::optional<asio::steady_timer> timer;
+
+  std::string_view name(uint32_t topic) const {
+    return std::string_view(names).substr(topics[topic].name_offset, topics[topic].name_size);
+  }
+};
+
+void read_all(FetchState& st);
+
+Status copy_slice(WriteBuffer& out, const storage::FileSlice& slice) {
+  uint64_t done = 0;
+  while (done < slice.length) {
+    const size_t want = static_cast<size_t>(std::min<uint64_t>(slice.length - done, kCopyChunk));
+    std::span<std::byte> room = out.reserve(want);
+    if (room.empty()) return Status(ErrorCode::kResourceExhausted, "no pooled buffer for a fetch");
+    Result<size_t> n = slice.file->read_at(room.first(want), slice.position + done);
+    if (!n.ok()) return n.status();
+    if (*n == 0) return Status(ErrorCode::kIoError, "segment ended before the slice");
+    out.advance(*n);
+    done += *n;
+  }
+  return Status::Ok();
+}
+
+void respond(FetchState& st) {
+  Exchange& exchange = *st.exchange;
+  st.armed.store(0, std::memory_order_release);
+  messages::WireWriter w(exchange.out());
+  w.i32(static_cast<int32_t>(st.topics.size()));
+  int64_t budget = st.max_bytes;
+  bool first_data = true;
+  Status copy_status;
+  size_t p = 0;
+  for (uint32_t t = 0; t < st.topics.size(); ++t) {
+    w.string(st.name(t));
+    size_t end = p;
+    while (end < st.parts.size() && st.parts[end].topic == t) ++end;
+    w.i32(static_cast<int32_t>(end - p));
+    for (; p < end; ++p) {
+      FetchState::Part& part = st.parts[p];
+      // The first batch is sent whole even past max_bytes, so a consumer
+      // always makes progress; after it the budget applies.
+      const auto length = static_cast<int64_t>(part.slice.length);
+      const bool include =
+          part.code == ErrorCode::kOk && length > 0 && (first_data || length <= budget);
+      messages::FetchPartitionResult header{
+          part.partition, part.code, part.message, part.high_watermark, part.log_start_offset, {}};
+      messages::write_fetch_partition_header(w, header, include ? static_cast<int32_t>(length) : 0);
+      if (include && w.ok()) {
+        first_data = false;
+        budget -= length;
+        copy_status = copy_slice(exchange.out(), part.slice);
+        if (!copy_status.ok()) break;
+        Topic* topic = st.topics[t].topic.get();
+        topic->counters.bytes_out.fetch_add(static_cast<uint64_t>(length),
+                                            std::memory_order_relaxed);
+        topic->counters.messages_out.fetch_add(
+            static_cast<uint64_t>(part.slice.next_offset - part.slice.first_offset),
+            std::memory_order_relaxed);
+      }
+      part.slice = storage::FileSlice();  // let go of the segment file
+    }
+    if (!copy_status.ok()) break;
+  }
+  for (FetchState::Part& part : st.parts) {
+    part.slice = storage::FileSlice();
+    part.log.reset();
+  }
+  for (FetchState::TopicRef& t : st.topics) t.topic.reset();
+  exchange.finish(copy_status.ok() ? w.status() : copy_status);
+}
+
+void on_wake(void* ctx, uint64_t generation) {
+  auto& st = *static_cast<FetchState*>(ctx);
+  uint64_t expected = generation;
+  // Only the first wake of this wait proceeds (a timer and several
+  // partitions may race to it).
+  if (!st.armed.compare_exchange_strong(expected, 0, std::memory_order_acq_rel)) return;
+  st.timer->cancel();
+  read_all(st);
+}
+
+void on_read(void* ctx, uint32_t index, PartitionReply& reply) {
+  auto& st = *static_cast<FetchState*>(ctx);
+  FetchState::Part& part = st.parts[index];
+  part.high_watermark = reply.high_watermark;
+  part.log_start_offset = reply.log_start_offset;
+  if (reply.status.ok()) {
+    part.slice = std::move(reply.slice);
+  } else {
+    part.code = reply.status.code();
+    part.message = std::string(reply.status.message());
+  }
+  if (--st.pending > 0) return;
+
+  bool any = false;
+  for (const FetchState::Part& p : st.parts) {
+    if (p.code != ErrorCode::kOk || !p.slice.empty()) any = true;
+  }
+  if (any || st.waited || st.max_wait_ms <= 0) {
+    respond(st);
+    return;
+  }
+  // Nothing yet: long poll. Waiters on every partition, and the timer.
+  st.waited = true;
+  const uint64_t generation = st.exchange->generation();
+  st.armed.store(generation, std::memory_order_release);
+  for (FetchState::Part& p : st.parts) {
+    FetchWaiter waiter;
+    waiter.executor = st.exchange->executor();
+    waiter.keep_alive = st.exchange->keep_alive();
+    waiter.armed = &st.armed;
+    waiter.generation = generation;
+    waiter.fetch_offset = p.fetch_offset;
+    waiter.wake = &on_wake;
+    waiter.ctx = &st;
+    std::shared_ptr<Partition> owner = p.log;
+    asio::post(p.log->owner(), [owner = std::move(owner), waiter = std::move(waiter)]() mutable {
+      owner->add_waiter(std::move(waiter));
+    });
+  }
+  if (!st.timer) st.timer.emplace(st.exchange->executor());
+  st.timer->expires_after(std::chrono::milliseconds(st.max_wait_ms));
+  st.timer->async_wait([keep = st.exchange->keep_alive(), &st, generation](asio::error_code) {
+    on_wake(&st, generation);
+  });
+}
+
+void read_all(FetchState& st) {
+  st.pending = 0;
+  for (FetchState::Part& p : st.parts) {
+    if (p.log != nullptr) ++st.pending;
+  }
+  if (st.pending == 0) {
+    respond(st);
+    return;
+  }
+  for (uint32_t i = 0; i < st.parts.size(); ++i) {
+    FetchState::Part& p = st.parts[i];
+    if (p.log == nullptr) continue;
+    p.code = ErrorCode::kOk;
+    p.message.clear();
+    Reply reply;
+    reply.executor = st.exchange->executor();
+    reply.keep_alive = st.exchange->keep_alive();
+    reply.fn = &on_read;
+    reply.ctx = &st;
+    reply.index = i;
+    std::shared_ptr<Partition> owner = p.log;
+    const auto max = static_cast<uint64_t>(std::min(p.max_bytes, st.max_bytes));
+    asio::post(p.log->owner(), [owner = std::move(owner), offset = p.fetch_offset, max,
+                                reply = std::move(reply)]() mutable {
+      owner->read(offset, max, std::move(reply));
+    });
+  }
+}
+
+}  // namespace
+
+void FetchHandler::handle(Exchange& exchange) {
+  Result<messages::FetchRequest> request = messages::decode_fetch_request(exchange.body());
+  if (!request.ok()) {
+    exchange.finish(request.status());
+    return;
+  }
+  FetchState& st = exchange.state<FetchState>(Exchange::kFetchState);
+  st.exchange = &exchange;
+  st.names.clear();
+  st.topics.clear();
+  st.parts.clear();
+  st.waited = false;
+  st.max_wait_ms = std::max(0, request->max_wait_ms);
+  st.max_bytes = std::clamp<int64_t>(request->max_bytes, 1, kMaxFetchResponseBytes);
+  uint32_t topic_index = 0;
+  for (const messages::FetchTopicRequest& t : request->topics) {
+    std::shared_ptr<Topic> topic = context_.topics.find_shared(t.name);
+    st.topics.push_back(
+        {static_cast<uint32_t>(st.names.size()), static_cast<uint32_t>(t.name.size()), topic});
+    st.names.append(t.name);
+    for (const messages::FetchPartitionRequest& p : t.partitions) {
+      FetchState::Part part{topic_index,
+                            p.partition,
+                            p.fetch_offset,
+                            std::max<int64_t>(1, p.partition_max_bytes),
+                            nullptr,
+                            ErrorCode::kOk,
+                            {},
+                            -1,
+                            -1,
+                            {}};
+      if (topic == nullptr) {
+        part.code = ErrorCode::kUnknownTopic;
+        part.message = "unknown topic " + std::string(t.name);
+      } else if (p.partition < 0 || static_cast<size_t>(p.partition) >= topic->partitions.size()) {
+        part.code = ErrorCode::kUnknownPartition;
+        part.message = "topic " + topic->name + " has partitions 0 to " +
+                       std::to_string(topic->partitions.size() - 1) + ", not " +
+                       std::to_string(p.partition);
+      } else {
+        part.log = topic->partitions[static_cast<size_t>(p.partition)];
+      }
+      st.parts.push_back(std::move(part));
+    }
+    ++topic_index;
+  }
+  read_all(st);
+}
+
+}  // namespace spillway::broker

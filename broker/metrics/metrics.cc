@@ -1,0 +1,121 @@
+// Prometheus text rendering of the broker's metrics.
+#include "metrics.h"
+
+#include <cstdio>
+
+#include "core/topic_registry.h"
+#include "spillway/common/frame.h"
+
+// Defined by alloc_count.cc when SPILLWAY_COUNT_ALLOCATIONS is on.
+extern "C" __attribute__((weak)) uint64_t spillway_heap_allocation_count() noexcept;
+
+namespace spillway::broker {
+
+int64_t heap_allocations_total() noexcept {
+  if (&spillway_heap_allocation_count == nullptr) return -1;
+  return static_cast<int64_t>(spillway_heap_allocation_count());
+}
+
+void Metrics::record_request(int16_t api_key, std::chrono::nanoseconds latency) noexcept {
+  if (api_key < 0 || static_cast<size_t>(api_key) >= kApis) return;
+  Histogram& h = latency_[static_cast<size_t>(api_key)];
+  const int64_t us = std::chrono::duration_cast<std::chrono::microseconds>(latency).count();
+  size_t bucket = 0;
+  while (bucket < kBucketsUs.size() && us > kBucketsUs[bucket]) ++bucket;
+  h.buckets[bucket].fetch_add(1, std::memory_order_relaxed);
+  h.count.fetch_add(1, std::memory_order_relaxed);
+  h.sum_us.fetch_add(static_cast<uint64_t>(us), std::memory_order_relaxed);
+}
+
+namespace {
+void line(std::string& out, const char* fmt, auto... args) {
+  char buf[512];
+  const int n = std::snprintf(buf, sizeof(buf), fmt, args...);
+  if (n > 0) out.append(buf, std::min<size_t>(static_cast<size_t>(n), sizeof(buf) - 1));
+}
+}  // namespace
+
+std::string Metrics::render(const TopicRegistry& topics, size_t connections) const {
+  std::string out;
+  out +=
+      "# HELP spillway_connections Open client connections.\n# TYPE spillway_connections gauge\n";
+  line(out, "spillway_connections %zu\n", connections);
+
+  const auto all = topics.snapshot();
+  struct Counter {
+    const char* name;
+    const char* help;
+    std::atomic<uint64_t> TopicCounters::*field;
+  };
+  const Counter counters[] = {
+      {"spillway_topic_bytes_in_total", "Record batch bytes accepted by produce.",
+       &TopicCounters::bytes_in},
+      {"spillway_topic_messages_in_total", "Records accepted by produce.",
+       &TopicCounters::messages_in},
+      {"spillway_topic_bytes_out_total", "Record batch bytes sent by fetch.",
+       &TopicCounters::bytes_out},
+      {"spillway_topic_messages_out_total", "Records (offsets) sent by fetch.",
+       &TopicCounters::messages_out},
+  };
+  for (const Counter& c : counters) {
+    line(out, "# HELP %s %s\n# TYPE %s counter\n", c.name, c.help, c.name);
+    for (const auto& topic : all) {
+      line(out, "%s{topic=\"%s\"} %llu\n", c.name, topic->name.c_str(),
+           static_cast<unsigned long long>((topic->counters.*c.field).load()));
+    }
+  }
+  out +=
+      "# HELP spillway_partition_log_bytes Bytes of a partition's log on disk.\n"
+      "# TYPE spillway_partition_log_bytes gauge\n";
+  for (const auto& topic : all) {
+    for (const auto& p : topic->partitions) {
+      line(out, "spillway_partition_log_bytes{topic=\"%s\",partition=\"%d\"} %llu\n",
+           topic->name.c_str(), p->index(), static_cast<unsigned long long>(p->size_bytes()));
+    }
+  }
+  out +=
+      "# HELP spillway_partition_high_watermark Next offset readers may see.\n"
+      "# TYPE spillway_partition_high_watermark gauge\n";
+  for (const auto& topic : all) {
+    for (const auto& p : topic->partitions) {
+      line(out, "spillway_partition_high_watermark{topic=\"%s\",partition=\"%d\"} %lld\n",
+           topic->name.c_str(), p->index(), static_cast<long long>(p->high_watermark()));
+    }
+  }
+  out +=
+      "# HELP spillway_rejected_batches_total Produce batches that failed validation.\n"
+      "# TYPE spillway_rejected_batches_total counter\n";
+  line(out, "spillway_rejected_batches_total %llu\n",
+       static_cast<unsigned long long>(rejected_batches_.load()));
+
+  out +=
+      "# HELP spillway_request_latency_seconds Time from a request's arrival to its response "
+      "being ready, per api.\n# TYPE spillway_request_latency_seconds histogram\n";
+  for (size_t api = 0; api < kApis; ++api) {
+    const Histogram& h = latency_[api];
+    const char* name = frame::api_name(static_cast<int16_t>(api));
+    if (name == nullptr) continue;
+    uint64_t cumulative = 0;
+    for (size_t b = 0; b < kBucketsUs.size(); ++b) {
+      cumulative += h.buckets[b].load();
+      line(out, "spillway_request_latency_seconds_bucket{api=\"%s\",le=\"%g\"} %llu\n", name,
+           static_cast<double>(kBucketsUs[b]) / 1e6, static_cast<unsigned long long>(cumulative));
+    }
+    cumulative += h.buckets[kBucketsUs.size()].load();
+    line(out, "spillway_request_latency_seconds_bucket{api=\"%s\",le=\"+Inf\"} %llu\n", name,
+         static_cast<unsigned long long>(cumulative));
+    line(out, "spillway_request_latency_seconds_sum{api=\"%s\"} %g\n", name,
+         static_cast<double>(h.sum_us.load()) / 1e6);
+    line(out, "spillway_request_latency_seconds_count{api=\"%s\"} %llu\n", name,
+         static_cast<unsigned long long>(h.count.load()));
+  }
+  out +=
+      "# HELP spillway_heap_allocations_total operator new calls in the broker process "
+      "(-1: built without SPILLWAY_COUNT_ALLOCATIONS).\n"
+      "# TYPE spillway_heap_allocations_total counter\n";
+  line(out, "spillway_heap_allocations_total %lld\n",
+       static_cast<long long>(heap_allocations_total()));
+  return out;
+}
+
+}  // namespace spillway::broker

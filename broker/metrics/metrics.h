@@ -1,0 +1,51 @@
+// Metrics: the broker's counters and latency histograms, rendered in the
+// Prometheus text format by the /metrics endpoint (metrics_server.h).
+//
+// Per-topic byte/message counters live in Topic (core/topic_registry.h) and
+// per-partition log sizes in Partition; this class holds what is not per
+// topic. Every update is a relaxed atomic add: safe from any core, no lock,
+// no allocation.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <string>
+
+namespace spillway::broker {
+
+class TopicRegistry;
+
+// Heap allocations (operator new calls) made by this process so far, or -1
+// when the binary was built without SPILLWAY_COUNT_ALLOCATIONS.
+int64_t heap_allocations_total() noexcept;
+
+class Metrics {
+ public:
+  // Upper bounds of the latency buckets, in microseconds (then +Inf).
+  static constexpr std::array<int64_t, 14> kBucketsUs = {
+      50, 100, 250, 500, 1000, 2500, 5000, 10000, 25000, 50000, 100000, 250000, 1000000, 5000000};
+  static constexpr size_t kApis = 16;
+
+  // One finished request of api `api_key` that took `latency`.
+  void record_request(int16_t api_key, std::chrono::nanoseconds latency) noexcept;
+  void count_rejected_batch() noexcept {
+    rejected_batches_.fetch_add(1, std::memory_order_relaxed);
+  }
+
+  // The whole exposition. `connections` is the open connection count.
+  std::string render(const TopicRegistry& topics, size_t connections) const;
+
+ private:
+  struct Histogram {
+    std::array<std::atomic<uint64_t>, kBucketsUs.size() + 1> buckets{};
+    std::atomic<uint64_t> count{0};
+    std::atomic<uint64_t> sum_us{0};
+  };
+  std::array<Histogram, kApis> latency_;
+  std::atomic<uint64_t> rejected_batches_{0};
+};
+
+}  // namespace spillway::broker

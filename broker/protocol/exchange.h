@@ -1,0 +1,107 @@
+// Exchange: one request in flight on a connection and the response being
+// built for it. A connection owns a fixed ring of them
+// (limits.max_in_flight_per_connection), reused request after request, so
+// handling a request allocates nothing: the response body goes into a
+// WriteBuffer with inline scratch that spills into the pooled segments.
+//
+// Threading: an exchange belongs to its connection's thread. A handler may
+// hand work to another core, but finish() must be called on the exchange's
+// own thread (post back to executor()), exactly once per request. Until then
+// the exchange, and the connection holding it (keep_alive()), stay alive.
+#pragma once
+
+#include <array>
+#include <asio/any_io_executor.hpp>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+
+#include "spillway/common/frame.h"
+#include "spillway/common/status.h"
+#include "spillway/common/write_buffer.h"
+
+namespace spillway::broker {
+
+// Per-request state a handler keeps in an exchange while the request is in
+// flight. Created on first use and kept for the exchange's life, so later
+// requests on the same exchange reuse it (and its vectors' capacity).
+class ExchangeState {
+ public:
+  virtual ~ExchangeState() = default;
+};
+
+class Exchange {
+ public:
+  // Slots of state(): one per kind of handler, so alternating request kinds
+  // never recreate each other's state.
+  enum StateSlot : size_t { kProduceState, kFetchState, kOtherState, kStateSlots };
+
+  // Called once finish() has framed the response; `owner` is what was given
+  // to reset().
+  using OnFinished = void (*)(Exchange& exchange, void* owner);
+
+  Exchange() noexcept : out_(std::span<std::byte>(scratch_)) {}
+  Exchange(const Exchange&) = delete;
+  Exchange& operator=(const Exchange&) = delete;
+
+  // Starts a new request on this exchange (by the connection). The body must
+  // stay valid until the handler's handle() returns, not longer.
+  void reset(const frame::RequestHeader& header, std::span<const std::byte> body,
+             asio::any_io_executor executor, std::shared_ptr<void> keep_alive,
+             OnFinished on_finished, void* owner) noexcept;
+
+  const frame::RequestHeader& header() const noexcept { return header_; }
+  // The request body; valid only during the handler's handle() call.
+  std::span<const std::byte> body() const noexcept { return body_; }
+  // Where the handler writes the response body (after the header space).
+  WriteBuffer& out() noexcept { return out_; }
+  // The connection's executor: post completions here.
+  const asio::any_io_executor& executor() const noexcept { return executor_; }
+  // Holds the connection (and so this exchange) alive; copy it into work
+  // posted elsewhere.
+  const std::shared_ptr<void>& keep_alive() const noexcept { return keep_alive_; }
+  // Bumped by every reset(): lets late notifications recognise a reused
+  // exchange.
+  uint64_t generation() const noexcept { return generation_; }
+
+  // Frames the response: with ok, the body written to out(); otherwise an
+  // error response carrying `status` (the body written so far is dropped).
+  // Then tells the connection. Call on executor()'s thread, once.
+  void finish(const Status& status) noexcept;
+
+  bool finished() const noexcept { return finished_; }
+  // After finish(): the frame, as iovecs for a gather write.
+  std::span<const iovec> frame_segments() noexcept { return out_.segments(); }
+  // After the frame is written: returns pooled segments, drops the keep-alive.
+  void recycle() noexcept;
+
+  // Called by every finish() with the api key and the time since reset()
+  // (the metrics' latency histograms). Set once at start, before any request.
+  using FinishObserver = void (*)(void* ctx, int16_t api_key, std::chrono::nanoseconds latency);
+  static void set_finish_observer(FinishObserver observer, void* ctx) noexcept;
+
+  // The handler state of kind T in `slot`, created on first use.
+  template <typename T>
+  T& state(StateSlot slot) {
+    if (!states_[slot]) states_[slot] = std::make_unique<T>();
+    return static_cast<T&>(*states_[slot]);
+  }
+
+ private:
+  std::array<std::byte, 512> scratch_;
+  WriteBuffer out_;
+  frame::RequestHeader header_{};
+  std::span<const std::byte> body_;
+  asio::any_io_executor executor_;
+  std::shared_ptr<void> keep_alive_;
+  OnFinished on_finished_ = nullptr;
+  void* owner_ = nullptr;
+  uint64_t generation_ = 0;
+  std::chrono::steady_clock::time_point started_{};
+  bool finished_ = false;
+  std::array<std::unique_ptr<ExchangeState>, kStateSlots> states_;
+};
+
+}  // namespace spillway::broker

@@ -1,0 +1,223 @@
+// Test helpers for the broker_*_test.cc integration tests: a RawClient plus
+// the native codecs, so a test can create topics, produce batches, fetch and
+// commit without the client library. Results are copied into owning structs.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "raw_client.h"
+#include "spillway/common/batch_builder.h"
+#include "spillway/common/messages/fetch.h"
+#include "spillway/common/messages/metadata.h"
+#include "spillway/common/messages/offsets.h"
+#include "spillway/common/messages/produce.h"
+#include "spillway/common/messages/topics.h"
+#include "spillway/common/record_batch.h"
+
+namespace spillway::testing {
+
+inline std::span<const std::byte> bytes_of(std::string_view s) {
+  return std::as_bytes(std::span<const char>(s.data(), s.size()));
+}
+inline std::string string_of(std::span<const std::byte> b) {
+  return std::string(reinterpret_cast<const char*>(b.data()), b.size());
+}
+
+// Encodes with fn(WriteBuffer&) -> Status and returns the bytes.
+template <typename Fn>
+std::vector<std::byte> encode_body(Fn&& fn) {
+  std::array<std::byte, 256> scratch;
+  WriteBuffer buf(scratch);
+  Status st = fn(buf);
+  if (!st.ok()) return {};
+  std::vector<std::byte> out(buf.bytes_written());
+  buf.copy_to(out);
+  return out;
+}
+
+// A batch of records; an empty optional key means a null key.
+inline std::vector<std::byte> make_batch(
+    const std::vector<std::pair<std::optional<std::string>, std::string>>& records,
+    batch::Compression compression = batch::Compression::kNone) {
+  std::array<std::byte, 256> scratch;
+  WriteBuffer buf(scratch);
+  batch::BatchBuilder builder;
+  batch::BuilderOptions options;
+  options.compression = compression;
+  if (!builder.start(buf, options).ok()) return {};
+  int64_t ts = 1'700'000'000'000;
+  for (const auto& [key, value] : records) {
+    batch::RecordInput r;
+    r.timestamp = ts++;
+    r.key_is_null = !key.has_value();
+    if (key) r.key = bytes_of(*key);
+    r.value = bytes_of(value);
+    if (!builder.append(r).ok()) return {};
+  }
+  if (!builder.finish().ok()) return {};
+  std::vector<std::byte> out(buf.bytes_written());
+  buf.copy_to(out);
+  return out;
+}
+
+struct Record {
+  int64_t offset;
+  std::optional<std::string> key;
+  std::string value;
+};
+
+// Every record of the whole batches in `bytes` at or above `from`.
+inline std::vector<Record> records_in(std::span<const std::byte> bytes, int64_t from = 0) {
+  std::vector<Record> out;
+  while (bytes.size() >= batch::kHeaderSize) {
+    auto header = batch::parse_header(bytes);
+    if (!header.ok() || header->total_size() > bytes.size()) break;
+    std::span<const std::byte> whole = bytes.first(header->total_size());
+    std::vector<std::byte> decompressed;
+    std::span<const std::byte> block = batch::records_block(whole);
+    if (header->compression() == batch::Compression::kZstd) {
+      decompressed.resize(8 << 20);
+      auto d = batch::decompress_records(whole, decompressed);
+      if (!d.ok()) break;
+      block = *d;
+    }
+    batch::RecordReader reader(block, header->record_count);
+    batch::RecordView r;
+    while (reader.next(&r)) {
+      const int64_t offset = header->base_offset + r.offset_delta;
+      if (offset < from) continue;
+      out.push_back({offset, r.key_is_null ? std::nullopt : std::optional(string_of(r.key)),
+                     string_of(r.value)});
+    }
+    bytes = bytes.subspan(header->total_size());
+  }
+  return out;
+}
+
+struct ProduceResult {
+  int32_t partition;
+  ErrorCode code;
+  std::string message;
+  int64_t base_offset;
+  int32_t record_count;
+};
+
+struct FetchResult {
+  ErrorCode code = ErrorCode::kUnknown;
+  std::string message;
+  int64_t high_watermark = -1;
+  int64_t log_start_offset = -1;
+  std::vector<std::byte> records;
+};
+
+class WireClient : public RawClient {
+ public:
+  using RawClient::RawClient;
+
+  // One request/response round trip; nullopt when the connection failed.
+  std::optional<Response> call(frame::ApiKey api, std::span<const std::byte> body) {
+    const int32_t id = next_id_++;
+    if (!send_request(static_cast<int16_t>(api), 0, id, static_cast<uint32_t>(body.size()), body)) {
+      return std::nullopt;
+    }
+    auto response = read_response();
+    if (response && response->header.correlation_id != id) return std::nullopt;
+    return response;
+  }
+
+  // The frame header's error code of CreateTopics; kNotConnected on failure.
+  ErrorCode create_topic(std::string_view name, int32_t partitions,
+                         std::string_view flush_policy = "",
+                         int64_t segment_bytes = messages::kUseBrokerDefault,
+                         int64_t retention_bytes = messages::kUseBrokerDefault) {
+    messages::CreateTopicsRequest req{
+        name,         partitions, flush_policy, retention_bytes, messages::kUseBrokerDefault,
+        segment_bytes};
+    auto body = encode_body([&](WriteBuffer& b) { return encode_create_topics_request(req, b); });
+    auto r = call(frame::ApiKey::kCreateTopics, body);
+    return r ? r->header.error_code : ErrorCode::kNotConnected;
+  }
+
+  ErrorCode delete_topic(std::string_view name) {
+    messages::DeleteTopicsRequest req{name};
+    auto body = encode_body([&](WriteBuffer& b) { return encode_delete_topics_request(req, b); });
+    auto r = call(frame::ApiKey::kDeleteTopics, body);
+    return r ? r->header.error_code : ErrorCode::kNotConnected;
+  }
+
+  std::vector<std::byte> produce_body(std::string_view topic, int32_t partition,
+                                      std::span<const std::byte> batch,
+                                      messages::Acks acks = messages::Acks::kLeader) {
+    const messages::ProducePartitionData part{partition, batch};
+    const messages::ProduceTopicData t{topic, std::span(&part, 1)};
+    messages::ProduceRequest req{acks, 5000, std::span(&t, 1)};
+    return encode_body([&](WriteBuffer& b) { return encode_produce_request(req, b); });
+  }
+
+  // Produce of one batch; the per-partition results (empty on a request-wide
+  // error, whose code goes to *request_error).
+  std::vector<ProduceResult> produce(std::string_view topic, int32_t partition,
+                                     std::span<const std::byte> batch,
+                                     messages::Acks acks = messages::Acks::kLeader,
+                                     ErrorCode* request_error = nullptr) {
+    auto r = call(frame::ApiKey::kProduce, produce_body(topic, partition, batch, acks));
+    if (request_error) *request_error = r ? r->header.error_code : ErrorCode::kNotConnected;
+    std::vector<ProduceResult> out;
+    if (!r || r->header.error_code != ErrorCode::kOk) return out;
+    return decode_produce(r->body);
+  }
+
+  static std::vector<ProduceResult> decode_produce(std::span<const std::byte> body) {
+    std::vector<ProduceResult> out;
+    auto decoded = messages::decode_produce_response(body);
+    if (!decoded.ok()) return out;
+    for (const auto& t : decoded->topics) {
+      for (const auto& p : t.results) {
+        out.push_back({p.partition, p.error_code, std::string(p.error_message), p.base_offset,
+                       p.record_count});
+      }
+    }
+    return out;
+  }
+
+  std::vector<std::byte> fetch_body(std::string_view topic, int32_t partition, int64_t offset,
+                                    int32_t max_wait_ms, int32_t max_bytes = 1 << 20) {
+    const messages::FetchPartitionRequest part{partition, offset, max_bytes};
+    const messages::FetchTopicRequest t{topic, std::span(&part, 1)};
+    messages::FetchRequest req{max_wait_ms, 1, max_bytes, std::span(&t, 1)};
+    return encode_body([&](WriteBuffer& b) { return encode_fetch_request(req, b); });
+  }
+
+  static FetchResult decode_fetch(std::span<const std::byte> body) {
+    FetchResult out;
+    auto decoded = messages::decode_fetch_response(body);
+    if (!decoded.ok()) return out;
+    for (const auto& t : decoded->topics) {
+      for (const auto& p : t.results) {
+        out.code = p.error_code;
+        out.message = std::string(p.error_message);
+        out.high_watermark = p.high_watermark;
+        out.log_start_offset = p.log_start_offset;
+        out.records.assign(p.records.begin(), p.records.end());
+      }
+    }
+    return out;
+  }
+
+  FetchResult fetch(std::string_view topic, int32_t partition, int64_t offset,
+                    int32_t max_wait_ms = 0, int32_t max_bytes = 1 << 20) {
+    auto r =
+        call(frame::ApiKey::kFetch, fetch_body(topic, partition, offset, max_wait_ms, max_bytes));
+    if (!r || r->header.error_code != ErrorCode::kOk) return FetchResult{};
+    return decode_fetch(r->body);
+  }
+
+ private:
+  int32_t next_id_ = 1;
+};
+
+}  // namespace spillway::testing
