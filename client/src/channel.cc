@@ -164,6 +164,12 @@ Result<Response> Channel::read_response(uint32_t max_bytes) {
   return Response{h.correlation_id, h.error_code, {buffer_.get(), h.body_bytes}};
 }
 
+void Channel::reserve(std::size_t bytes) {
+  if (bytes <= capacity_) return;
+  buffer_ = std::make_unique_for_overwrite<std::byte[]>(bytes);
+  capacity_ = bytes;
+}
+
 bool Channel::wait_readable(std::chrono::milliseconds timeout, int wake_fd) noexcept {
   if (fd_ < 0) return false;
   pollfd p[2] = {{fd_, POLLIN, 0}, {wake_fd, POLLIN, 0}};

@@ -61,6 +61,10 @@ class Channel {
 
   const std::string& address() const noexcept { return address_; }
 
+  // Sizes the response buffer for responses up to `bytes` now, so that
+  // later reads do not grow it (pages are only touched when used).
+  void reserve(std::size_t bytes);
+
  private:
   Status read_exactly(std::byte* dst, std::size_t n);
 

@@ -89,6 +89,12 @@ Result<std::unique_ptr<Consumer>> Consumer::create(ConsumerOptions options) {
                   "fetch_max_bytes, partition_max_bytes and max_poll_records must be positive");
   }
   auto impl = std::make_unique<Impl>(std::move(options));
+  // Steady-state polls reuse these; sizing them now keeps the first polls
+  // from growing them (whole batches may overshoot max_poll_records).
+  impl->records.reserve(impl->options.max_poll_records + 4'096);
+  impl->fetch.reserve(std::min<std::size_t>(impl->options.max_response_bytes,
+                                            static_cast<std::size_t>(impl->options.fetch_max_bytes) +
+                                                (64u << 10)));
   SPILLWAY_RETURN_IF_ERROR(impl->ensure_control());
   SPILLWAY_RETURN_IF_ERROR(impl->fetch.connect(impl->options.bootstrap,
                                                impl->options.connect_timeout,
@@ -120,6 +126,7 @@ Status Consumer::assign(std::string_view topic, std::span<const int32_t> partiti
   for (int32_t p : wanted) {
     if (!c.find(topic, p)) c.assigned.push_back({std::string(topic), p, kResolveCommitted});
   }
+  c.pending.reserve(c.assigned.size());
   std::sort(c.assigned.begin(), c.assigned.end(), [](const Assigned& a, const Assigned& b) {
     return a.topic != b.topic ? a.topic < b.topic : a.partition < b.partition;
   });

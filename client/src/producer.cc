@@ -866,6 +866,15 @@ Result<std::unique_ptr<Producer>> Producer::create(ProducerOptions options) {
   if (impl->wake_fd < 0) {
     return Status(ErrorCode::kResourceExhausted, std::string("eventfd: ") + std::strerror(errno));
   }
+  // Batch objects are recycled; a first stock keeps the early sends (and
+  // the steady state of most workloads) from allocating them.
+  impl->all_batches.reserve(1'024);
+  for (int i = 0; i < 64; ++i) {
+    Batch* b = new Batch;
+    impl->all_batches.push_back(b);
+    b->next = impl->free_batches;
+    impl->free_batches = b;
+  }
   impl->io = std::thread([i = impl.get()] { i->run(); });
   return std::unique_ptr<Producer>(new Producer(std::move(impl)));
 }
