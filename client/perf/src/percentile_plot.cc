@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <vector>
 
 namespace spillway::perf {
 
@@ -171,21 +172,30 @@ std::string render_percentile_svg(std::string_view title, std::span<const PlotSe
     out += "\"/>\n";
   }
 
-  // Legend, top left inside the plot (latency curves rise to the right).
-  const double legend_h = 10 + 20.0 * static_cast<double>(series.size());
-  appendf(out,
-          "<rect x=\"%g\" y=\"%g\" width=\"330\" height=\"%g\" fill=\"white\" "
-          "fill-opacity=\"0.9\" stroke=\"#999999\"/>\n",
-          kLeft + 10, kTop + 10, legend_h);
-  for (size_t i = 0; i < series.size(); ++i) {
-    const double y = kTop + 10 + 20.0 * static_cast<double>(i) + 17;
-    const LatencyHistogram* h = series[i].histogram;
-    std::string text = xml_escape(series[i].label);
+  // Legend, top left inside the plot (latency curves rise to the right),
+  // as wide as its longest line: ~7.5 px per character at 13 px.
+  std::vector<std::string> legend;
+  size_t longest = 0;
+  for (const PlotSeries& s : series) {
+    const LatencyHistogram* h = s.histogram;
+    std::string text = s.label;
     if (h == nullptr || h->count() == 0) {
       text += " (no data)";
     } else {
       text += " (p99 " + latency_label(static_cast<double>(h->value_at_percentile(99.0))) + ")";
     }
+    longest = std::max(longest, text.size());
+    legend.push_back(xml_escape(text));
+  }
+  const double legend_w = std::min(kPlotW - 20, 50 + 7.5 * static_cast<double>(longest));
+  const double legend_h = 10 + 20.0 * static_cast<double>(series.size());
+  appendf(out,
+          "<rect x=\"%g\" y=\"%g\" width=\"%.0f\" height=\"%g\" fill=\"white\" "
+          "fill-opacity=\"0.9\" stroke=\"#999999\"/>\n",
+          kLeft + 10, kTop + 10, legend_w, legend_h);
+  for (size_t i = 0; i < series.size(); ++i) {
+    const double y = kTop + 10 + 20.0 * static_cast<double>(i) + 17;
+    const std::string& text = legend[i];
     appendf(
         out,
         "<line x1=\"%g\" y1=\"%.1f\" x2=\"%g\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"3\"/>\n",
