@@ -1,0 +1,153 @@
+// The `spillway` CLI (topic, produce, consume) and the README's C++ example
+// (client/examples/quickstart.cc) against the real broker, as a user runs
+// them: output, exit codes (0 ok, 1 failed, 2 usage) and error text.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "broker_process.h"
+
+namespace spillway::testing {
+namespace {
+
+class ClientCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto broker = BrokerProcess::start();
+    ASSERT_TRUE(broker.ok()) << broker.status().to_string();
+    broker_ = std::move(broker).value();
+  }
+
+  ProcessExit cli(std::vector<std::string> args) {
+    args.push_back("--broker");
+    args.push_back(broker_->address());
+    Result<ProcessExit> r = run_process(cli_binary(), args);
+    EXPECT_TRUE(r.ok()) << r.status().to_string();
+    return r.ok() ? *r : ProcessExit{};
+  }
+
+  std::string write_lines(const std::string& text) {
+    const std::string path = (dir_.path() / ("input" + std::to_string(files_++))).string();
+    std::ofstream(path) << text;
+    return path;
+  }
+
+  std::unique_ptr<BrokerProcess> broker_;
+  TempDir dir_;
+  int files_ = 0;
+};
+
+bool contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+TEST_F(ClientCli, TopicCreateListDescribeDelete) {
+  ProcessExit r = cli({"topic", "create", "orders", "--partitions", "4", "--flush", "durable"});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, "created topic orders with 4 partitions")) << r.output;
+
+  r = cli({"topic", "list"});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, "orders\n")) << r.output;
+
+  r = cli({"topic", "describe", "orders"});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, "topic orders: 4 partitions, flush durable")) << r.output;
+  EXPECT_TRUE(contains(r.output, "partition 3: log start 0, high watermark 0")) << r.output;
+
+  r = cli({"topic", "create", "orders"});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_TRUE(contains(r.output, "spillway topic create: ")) << r.output;
+  EXPECT_TRUE(contains(r.output, "orders")) << r.output;
+
+  r = cli({"topic", "delete", "orders"});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  r = cli({"topic", "describe", "orders"});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_TRUE(contains(r.output, "orders")) << r.output;
+}
+
+TEST_F(ClientCli, ProduceThenConsumeWithKeys) {
+  ASSERT_EQ(cli({"topic", "create", "t", "--partitions", "3"}).exit_code, 0);
+  const std::string input = write_lines("alice:1\nbob:2\nalice:3\ncarol:4\n");
+  ProcessExit r = cli({"produce", "t", "--file", input, "--key-separator", ":"});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, "produced 4 messages to t")) << r.output;
+
+  r = cli({"consume", "t", "--from-beginning", "--exit-at-end", "--print-key", "--key-separator",
+           "="});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  for (const char* line : {"alice=1\n", "bob=2\n", "alice=3\n", "carol=4\n"}) {
+    EXPECT_TRUE(contains(r.output, line)) << line << " in " << r.output;
+  }
+  EXPECT_LT(r.output.find("alice=1"), r.output.find("alice=3")) << r.output;
+
+  // zstd and durable acks go through the same way.
+  r = cli({"produce", "t", "--file", input, "--compression", "zstd", "--acks", "durable"});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  r = cli({"consume", "t", "--from-beginning", "--count", "8"});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, "alice:3\n")) << r.output;  // keyless: the whole line
+}
+
+TEST_F(ClientCli, GroupResumesWhereItStopped) {
+  ASSERT_EQ(cli({"topic", "create", "g"}).exit_code, 0);
+  ASSERT_EQ(cli({"produce", "g", "--file", write_lines("one\ntwo\nthree\n")}).exit_code, 0);
+  ProcessExit r = cli({"consume", "g", "--group", "readers", "--count", "2"});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output, "one\ntwo\n");
+  r = cli({"consume", "g", "--group", "readers", "--exit-at-end"});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output, "three\n");
+  r = cli({"consume", "g", "--offset", "1", "--count", "1"});
+  EXPECT_EQ(r.output, "two\n");
+}
+
+TEST_F(ClientCli, ErrorsAndExitCodes) {
+  ProcessExit r = cli({"consume", "nope", "--timeout-ms", "100"});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_TRUE(contains(r.output, "spillway consume: ")) << r.output;
+  EXPECT_TRUE(contains(r.output, "nope")) << r.output;
+
+  r = cli({"produce", "nope", "--file", write_lines("x\n")});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_TRUE(contains(r.output, "nope")) << r.output;
+
+  ASSERT_EQ(cli({"topic", "create", "quiet"}).exit_code, 0);
+  r = cli({"consume", "quiet", "--timeout-ms", "200"});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_TRUE(contains(r.output, "no message for 200 ms")) << r.output;
+
+  r = cli({"produce", "quiet", "--acks", "bogus"});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  r = cli({"consume"});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  r = cli({"topic", "create", "x", "--partitions", "0"});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+
+  const std::string address = broker_->address();
+  ASSERT_TRUE(broker_->stop(SIGTERM).ok());
+  Result<ProcessExit> down = run_process(
+      cli_binary(), {"produce", "quiet", "--broker", address, "--file", write_lines("x\n")});
+  ASSERT_TRUE(down.ok());
+  EXPECT_EQ(down->exit_code, 1) << down->output;
+  EXPECT_TRUE(contains(down->output, "cannot connect to " + address)) << down->output;
+}
+
+TEST_F(ClientCli, ReadmeQuickstartExampleRuns) {
+  Result<ProcessExit> r =
+      run_process(SPILLWAY_QUICKSTART_BINARY, {broker_->address(), "quickstart"});
+  ASSERT_TRUE(r.ok()) << r.status().to_string();
+  EXPECT_EQ(r->exit_code, 0) << r->output;
+  EXPECT_TRUE(contains(r->output, "hello went to partition ")) << r->output;
+  for (const char* line : {"user-1=hello", "user-2=from", "user-1=spillway"}) {
+    EXPECT_TRUE(contains(r->output, line)) << line << " in " << r->output;
+  }
+  EXPECT_LT(r->output.find("user-1=hello"), r->output.find("user-1=spillway")) << r->output;
+}
+
+}  // namespace
+}  // namespace spillway::testing
