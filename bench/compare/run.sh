@@ -4,6 +4,7 @@
 # this machine. Prints a table of medians, absolute and as ratios.
 #
 #   bench/compare/run.sh            # REPEATS=3 SECS=2 LAT_SECS=3 by default
+#   RELEASE=build/x SKIP_BUILD=1 bench/compare/run.sh   # use an existing build
 #
 # What it does (docs/performance.md explains the choices):
 #  1. installs what is missing (apt-get: nats-server libnats-dev redis-server
@@ -71,6 +72,7 @@ build_clients() {
 
 build_spillway() {
   mkdir -p "$OUT"
+  if [[ ${SKIP_BUILD:-0} == 1 ]]; then return 0; fi  # use the binaries in $RELEASE as they are
   if ! { cmake -S "$ROOT" -B "$RELEASE" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DSPILLWAY_BUILD_TESTS=OFF -DSPILLWAY_BUILD_BENCH=OFF &&
     cmake --build "$RELEASE" --target spillway-broker spillway -j"$(nproc)"; } \
