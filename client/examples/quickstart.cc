@@ -1,10 +1,10 @@
-// quickstart: the C++ client in a few lines, as shown in README.md.
-// Creates a topic (if it is missing), produces three keyed messages, reads
+// quickstart: the C++ client in a few lines. README.md shows the part
+// between the "README" markers verbatim (a test checks that it does), and
+// the test suite builds this program and runs it against a real broker.
+// Creates the topic if it is missing, produces three keyed messages, reads
 // them back and prints "offset key=value" for each.
 //
-//   quickstart [BROKER (default 127.0.0.1:9092)] [TOPIC (default quickstart)]
-//
-// The test suite builds this program and runs it against a real broker.
+//   spillway_quickstart [BROKER (default 127.0.0.1:9092)] [TOPIC (default quickstart)]
 #include <spillway/admin.h>
 #include <spillway/consumer.h>
 #include <spillway/producer.h>
@@ -12,46 +12,54 @@
 #include <cstdio>
 #include <string>
 
-int main(int argc, char** argv) {
-  const std::string broker = argc > 1 ? argv[1] : "127.0.0.1:9092";
-  const std::string topic = argc > 2 ? argv[2] : "quickstart";
+namespace {
 
-  // Admin: create the topic (it may exist already).
+int fail(const spillway::Status& status) {
+  std::fprintf(stderr, "quickstart: %s\n", status.to_string().c_str());
+  return 1;
+}
+
+// Creates `topic` with 3 partitions unless it exists.
+spillway::Status create_topic(const std::string& broker, const std::string& topic) {
   auto admin = spillway::Admin::connect(broker);
-  if (!admin.ok()) {
-    std::fprintf(stderr, "%s\n", admin.status().to_string().c_str());
-    return 1;
-  }
+  if (!admin.ok()) return admin.status();
   spillway::TopicOptions options;
   options.partitions = 3;
   spillway::Status created = admin->create_topic(topic, options);
-  if (!created.ok() && created.code() != spillway::ErrorCode::kTopicExists) {
-    std::fprintf(stderr, "%s\n", created.to_string().c_str());
-    return 1;
-  }
+  if (created.code() == spillway::ErrorCode::kTopicExists) return spillway::Status::Ok();
+  return created;
+}
 
-  // Producer: send() returns a future with the partition and offset.
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string broker = argc > 1 ? argv[1] : "127.0.0.1:9092";
+  const std::string topic = argc > 2 ? argv[2] : "quickstart";
+  if (spillway::Status st = create_topic(broker, topic); !st.ok()) return fail(st);
+
+  // README begin
   spillway::ProducerOptions producer_options;
   producer_options.bootstrap = broker;
   auto producer = spillway::Producer::create(producer_options);
-  if (!producer.ok()) return 1;
-  auto sent = (*producer)->send(topic, "user-1", "hello");
+  if (!producer.ok()) return fail(producer.status());
+  auto hello = (*producer)->send(topic, "user-1", "hello");  // key, value
   (*producer)->send(topic, "user-2", "from");
   (*producer)->send(topic, "user-1", "spillway");
-  if (!(*producer)->close().ok()) return 1;  // waits for every acknowledgement
-  spillway::Result<spillway::RecordMetadata> hello = sent.get();
-  if (!hello.ok()) return 1;
-  std::printf("hello went to partition %d offset %lld\n", hello->partition,
-              static_cast<long long>(hello->offset));
+  spillway::Status closed = (*producer)->close();  // waits for every acknowledgement
+  if (!closed.ok()) return fail(closed);
+  spillway::Result<spillway::RecordMetadata> where = hello.get();
+  std::printf("hello went to partition %d offset %lld\n", where->partition,
+              static_cast<long long>(where->offset));
 
-  // Consumer: read every partition from the beginning.
   spillway::ConsumerOptions consumer_options;
-  consumer_options.bootstrap = broker;
+  consumer_options.bootstrap = broker;  // no group_id: every partition from the beginning
   auto consumer = spillway::Consumer::create(consumer_options);
-  if (!consumer.ok() || !(*consumer)->assign(topic).ok()) return 1;
+  if (!consumer.ok()) return fail(consumer.status());
+  if (spillway::Status st = (*consumer)->assign(topic); !st.ok()) return fail(st);
   for (int seen = 0; seen < 3;) {
     auto records = (*consumer)->poll(std::chrono::seconds(5));
-    if (!records.ok() || records->empty()) return 1;
+    if (!records.ok()) return fail(records.status());
+    if (records->empty()) return 1;  // nothing for 5 s
     for (const spillway::ConsumerRecord& r : *records) {
       std::printf("%lld %.*s=%.*s\n", static_cast<long long>(r.offset),
                   static_cast<int>(r.key_string().size()), r.key_string().data(),
@@ -59,5 +67,6 @@ int main(int argc, char** argv) {
       ++seen;
     }
   }
+  // README end
   return 0;
 }

@@ -5,6 +5,7 @@
 #include <signal.h>
 
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -147,6 +148,34 @@ TEST_F(ClientCli, ReadmeQuickstartExampleRuns) {
     EXPECT_TRUE(contains(r->output, line)) << line << " in " << r->output;
   }
   EXPECT_LT(r->output.find("user-1=hello"), r->output.find("user-1=spillway")) << r->output;
+}
+
+// The C++ block in README.md is the marked part of quickstart.cc, verbatim
+// (less two spaces of indentation), so what the README shows is what the
+// test above builds and runs.
+TEST(ClientReadme, ShowsTheQuickstartCodeVerbatim) {
+  auto slurp = [](const std::string& path) {
+    std::ifstream in(path);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const std::string source = slurp(SPILLWAY_SOURCE_DIR "/client/examples/quickstart.cc");
+  const std::string readme = slurp(SPILLWAY_SOURCE_DIR "/README.md");
+  const size_t begin = source.find("  // README begin\n");
+  const size_t end = source.find("  // README end\n");
+  ASSERT_NE(begin, std::string::npos);
+  ASSERT_NE(end, std::string::npos);
+  std::string block;
+  size_t pos = source.find('\n', begin) + 1;
+  while (pos < end) {
+    const size_t eol = source.find('\n', pos);
+    std::string line = source.substr(pos, eol - pos);
+    if (line.rfind("  ", 0) == 0) line = line.substr(2);
+    block += line + "\n";
+    pos = eol + 1;
+  }
+  EXPECT_NE(readme.find("```cpp\n" + block + "```\n"), std::string::npos)
+      << "README.md's C++ example differs from client/examples/quickstart.cc:\n"
+      << block;
 }
 
 }  // namespace
