@@ -6,6 +6,7 @@
 
 #include <asio/post.hpp>
 
+#include "core/task_pool.h"
 #include "spillway/common/buffer_pool.h"
 
 namespace spillway::broker {
@@ -21,9 +22,9 @@ Partition::Partition(std::string topic, int32_t index, std::unique_ptr<storage::
 }
 
 void Partition::deliver(Reply& reply, PartitionReply result) {
-  asio::post(reply.executor,
-             [keep = std::move(reply.keep_alive), fn = reply.fn, ctx = reply.ctx,
-              index = reply.index, r = std::move(result)]() mutable { fn(ctx, index, r); });
+  post_task(*reply.context,
+            [keep = std::move(reply.keep_alive), fn = reply.fn, ctx = reply.ctx,
+             index = reply.index, r = std::move(result)]() mutable { fn(ctx, index, r); });
 }
 
 Status Partition::closed_error() const {
@@ -76,9 +77,9 @@ void Partition::start_flush() {
   flushing_ = true;
   // The fdatasync runs on the sync thread; appends keep landing here
   // meanwhile and are covered by the next sync.
-  asio::post(sync_, [self = shared_from_this(), request]() mutable {
+  post_task(sync_, [self = shared_from_this(), request]() mutable {
     Status st = storage::PartitionLog::run_flush(request);
-    asio::post(self->owner_, [self, request = std::move(request), st = std::move(st)]() mutable {
+    post_task(self->owner_, [self, request = std::move(request), st = std::move(st)]() mutable {
       self->finish_flush(request, std::move(st));
     });
   });
@@ -138,9 +139,9 @@ void Partition::add_waiter(FetchWaiter waiter) {
   fetch_waiters_.erase(fetch_waiters_.begin() + static_cast<ptrdiff_t>(kept), fetch_waiters_.end());
   // Data may have arrived between the fetch's read and this registration.
   if (closed_ || log_->high_watermark() > waiter.fetch_offset) {
-    asio::post(waiter.executor,
-               [keep = std::move(waiter.keep_alive), wake = waiter.wake, ctx = waiter.ctx,
-                generation = waiter.generation] { wake(ctx, generation); });
+    post_task(*waiter.context,
+              [keep = std::move(waiter.keep_alive), wake = waiter.wake, ctx = waiter.ctx,
+               generation = waiter.generation] { wake(ctx, generation); });
     return;
   }
   fetch_waiters_.push_back(std::move(waiter));
@@ -154,8 +155,8 @@ void Partition::publish() {
   if (hw == before || fetch_waiters_.empty()) return;
   for (FetchWaiter& w : fetch_waiters_) {
     if (w.armed->load(std::memory_order_acquire) != w.generation) continue;
-    asio::post(w.executor, [keep = std::move(w.keep_alive), wake = w.wake, ctx = w.ctx,
-                            generation = w.generation] { wake(ctx, generation); });
+    post_task(*w.context, [keep = std::move(w.keep_alive), wake = w.wake, ctx = w.ctx,
+                           generation = w.generation] { wake(ctx, generation); });
   }
   fetch_waiters_.clear();
 }
@@ -194,8 +195,8 @@ void Partition::close() {
   }
   durable_waiters_.clear();
   for (FetchWaiter& w : fetch_waiters_) {
-    asio::post(w.executor, [keep = std::move(w.keep_alive), wake = w.wake, ctx = w.ctx,
-                            generation = w.generation] { wake(ctx, generation); });
+    post_task(*w.context, [keep = std::move(w.keep_alive), wake = w.wake, ctx = w.ctx,
+                           generation = w.generation] { wake(ctx, generation); });
   }
   fetch_waiters_.clear();
 }

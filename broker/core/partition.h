@@ -36,9 +36,9 @@ struct PartitionReply {
 };
 
 // Where to deliver a PartitionReply: fn(ctx, index, reply) runs on
-// `executor`'s thread. `keep_alive` holds ctx alive until then.
+// `context`'s thread. `keep_alive` holds ctx alive until then.
 struct Reply {
-  asio::any_io_executor executor;
+  asio::io_context* context = nullptr;
   std::shared_ptr<void> keep_alive;
   void (*fn)(void* ctx, uint32_t index, PartitionReply& reply) = nullptr;
   void* ctx = nullptr;
@@ -49,7 +49,7 @@ struct Reply {
 // waits under; a waiter whose generation no longer matches is stale and
 // dropped. wake(ctx, generation) is posted to `executor`.
 struct FetchWaiter {
-  asio::any_io_executor executor;
+  asio::io_context* context = nullptr;
   std::shared_ptr<void> keep_alive;
   const std::atomic<uint64_t>* armed = nullptr;
   uint64_t generation = 0;

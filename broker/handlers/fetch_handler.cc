@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/task_pool.h"
 #include "metrics/metrics.h"
 #include "spillway/common/messages/fetch.h"
 
@@ -158,7 +159,7 @@ void on_read(void* ctx, uint32_t index, PartitionReply& reply) {
   st.armed.store(generation, std::memory_order_release);
   for (FetchState::Part& p : st.parts) {
     FetchWaiter waiter;
-    waiter.executor = st.exchange->executor();
+    waiter.context = &st.exchange->context();
     waiter.keep_alive = st.exchange->keep_alive();
     waiter.armed = &st.armed;
     waiter.generation = generation;
@@ -166,15 +167,16 @@ void on_read(void* ctx, uint32_t index, PartitionReply& reply) {
     waiter.wake = &on_wake;
     waiter.ctx = &st;
     std::shared_ptr<Partition> owner = p.log;
-    asio::post(p.log->owner(), [owner = std::move(owner), waiter = std::move(waiter)]() mutable {
+    post_task(p.log->owner(), [owner = std::move(owner), waiter = std::move(waiter)]() mutable {
       owner->add_waiter(std::move(waiter));
     });
   }
   if (!st.timer) st.timer.emplace(st.exchange->executor());
   st.timer->expires_after(std::chrono::milliseconds(st.max_wait_ms));
-  st.timer->async_wait([keep = st.exchange->keep_alive(), &st, generation](asio::error_code) {
-    on_wake(&st, generation);
-  });
+  st.timer->async_wait(asio::bind_allocator(
+      TaskAllocator<void>(), [keep = st.exchange->keep_alive(), &st, generation](asio::error_code) {
+        on_wake(&st, generation);
+      }));
 }
 
 void read_all(FetchState& st) {
@@ -192,17 +194,16 @@ void read_all(FetchState& st) {
     p.code = ErrorCode::kOk;
     p.message.clear();
     Reply reply;
-    reply.executor = st.exchange->executor();
+    reply.context = &st.exchange->context();
     reply.keep_alive = st.exchange->keep_alive();
     reply.fn = &on_read;
     reply.ctx = &st;
     reply.index = i;
     std::shared_ptr<Partition> owner = p.log;
     const auto max = static_cast<uint64_t>(std::min(p.max_bytes, st.max_bytes));
-    asio::post(p.log->owner(), [owner = std::move(owner), offset = p.fetch_offset, max,
-                                reply = std::move(reply)]() mutable {
-      owner->read(offset, max, std::move(reply));
-    });
+    post_task(p.log->owner(),
+              [owner = std::move(owner), offset = p.fetch_offset, max,
+               reply = std::move(reply)]() mutable { owner->read(offset, max, std::move(reply)); });
   }
 }
 

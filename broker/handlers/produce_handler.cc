@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/task_pool.h"
 #include "metrics/metrics.h"
 #include "spillway/common/batch_builder.h"
 #include "spillway/common/buffer_pool.h"
@@ -111,7 +112,7 @@ Status post_append(ProduceState& st, Partition& partition, uint32_t topic,
   st.entries.push_back(
       ProduceState::Entry{topic, partition.index(), ErrorCode::kOk, {}, -1, record_count, -1});
   Reply reply;
-  reply.executor = st.exchange->executor();
+  reply.context = &st.exchange->context();
   reply.index = index;
   if (acks == Acks::kNone) {
     reply.fn = &ignore_reply;  // answered already; the exchange may be reused
@@ -123,8 +124,8 @@ Status post_append(ProduceState& st, Partition& partition, uint32_t topic,
   }
   std::shared_ptr<Partition> owner = partition.shared_from_this();
   const bool durable = acks == Acks::kDurable;
-  asio::post(partition.owner(), [owner = std::move(owner), rented, size = batch.size(), durable,
-                                 reply = std::move(reply)]() mutable {
+  post_task(partition.owner(), [owner = std::move(owner), rented, size = batch.size(), durable,
+                                reply = std::move(reply)]() mutable {
     owner->append(std::span<std::byte>(rented, size), rented, durable, std::move(reply));
   });
   return Status::Ok();

@@ -30,6 +30,7 @@ Server::Server(ServerOptions options, const Dispatcher& dispatcher)
   for (size_t i = 0; i < options_.threads; ++i) {
     auto shard = std::make_unique<Shard>();
     shard->host.dispatcher = &dispatcher_;
+    shard->host.context = &shard->context;
     shard->host.max_frame_bytes = options_.max_frame_bytes;
     shard->host.queue_depth = options_.queue_depth;
     shard->host.idle_timeout = options_.idle_timeout;

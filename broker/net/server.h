@@ -30,7 +30,7 @@ struct ServerOptions {
   bool handle_signals = true;  // SIGINT/SIGTERM call stop()
   // Called on each shard's thread when the stop begins, so work the broker
   // put on the shards (timers, other acceptors) can end and let run() return.
-  std::function<void(size_t shard)> on_shard_stop;
+  std::function<void(size_t shard)> on_shard_stop = nullptr;
 };
 
 class Server {

@@ -1,17 +1,17 @@
-// One client connection: a reader coroutine that decodes request frames and
-// dispatches them, a writer coroutine that sends the responses in request
-// order, and between them a fixed ring of Exchanges
-// (limits.max_in_flight_per_connection). A handler may finish its exchange
-// later (after work on another core); the writer still sends responses
-// strictly in request order. When the ring is full the reader stops reading
-// until the writer has sent the oldest response, so a client that pipelines
-// without reading cannot make the broker buffer without bound.
+// One client connection: a reader that decodes request frames and
+// dispatches them, a writer that sends the responses in request order, and between them a fixed
+// ring of Exchanges (limits.max_in_flight_per_connection). A handler may finish its exchange later
+// (after work on another core); the writer still sends responses strictly in request order. When
+// the ring is full the reader stops reading until the writer has sent the oldest response, so a
+// client that pipelines without reading cannot make the broker buffer without bound.
 //
 // A session lives on one io_context thread for its whole life; none of its
-// members is touched from another thread (handlers post back to it).
+// members is touched from another thread (handlers post back to it). Its
+// socket operations take their memory from per-direction HandlerMemory
+// blocks, so a steady stream of requests allocates nothing.
 #pragma once
 
-#include <asio/awaitable.hpp>
+#include <array>
 #include <asio/cancellation_signal.hpp>
 #include <asio/ip/tcp.hpp>
 #include <asio/steady_timer.hpp>
@@ -25,6 +25,7 @@
 
 #include "../protocol/dispatcher.h"
 #include "../protocol/exchange.h"
+#include "handler_memory.h"
 
 namespace spillway::broker {
 
@@ -34,6 +35,7 @@ class Session;
 // shard, outlives every session on that thread.
 struct SessionHost {
   const Dispatcher* dispatcher = nullptr;
+  asio::io_context* context = nullptr;  // the thread's io_context
   uint32_t max_frame_bytes = 0;
   size_t queue_depth = 0;                           // exchanges in flight per connection
   std::chrono::milliseconds idle_timeout{0};        // 0 = never
@@ -59,13 +61,17 @@ class Session : public std::enable_shared_from_this<Session> {
   void stop();
 
  private:
-  asio::awaitable<void> read_loop();
-  asio::awaitable<void> write_loop();
-  asio::awaitable<void> idle_watch();
-  // Reads exactly `n` bytes into `dst`; false on EOF, error or stop.
-  asio::awaitable<bool> read_exactly(std::byte* dst, size_t n);
-  // Waits until `timer` is cancelled (the wake-up of the other coroutine).
-  asio::awaitable<void> wait_on(asio::steady_timer& timer);
+  // Reader: header, then body, then dispatch; paused while the ring is full.
+  void read_header();
+  void on_header(const asio::error_code& ec);
+  void on_body(const asio::error_code& ec);
+  void reader_done();
+  // Writer: sends every finished exchange at the head of the ring (in
+  // request order) in one gather write; closes once the reader is done and
+  // nothing is in flight.
+  void kick_writer();
+  void on_written(const asio::error_code& ec, size_t exchanges);
+  void watch_idle();
   // Makes the body buffer hold at least `n` bytes. Only called once `n` has
   // been checked against max_frame_bytes.
   std::byte* body_buffer(size_t n);
@@ -77,13 +83,19 @@ class Session : public std::enable_shared_from_this<Session> {
   std::vector<std::unique_ptr<Exchange>> ring_;  // fixed size queue_depth
   size_t head_ = 0;                              // oldest exchange in flight
   size_t in_flight_ = 0;
-  asio::steady_timer reader_wake_;  // cancelled when a slot frees up
-  asio::steady_timer writer_wake_;  // cancelled when an exchange finishes
   asio::steady_timer idle_timer_;
   asio::cancellation_signal stop_reading_;
+  HandlerMemory read_memory_, write_memory_, idle_memory_;
+  std::array<std::byte, frame::kRequestHeaderBytes> header_bytes_;
+  frame::RequestHeader header_{};
   std::chrono::steady_clock::time_point last_read_;
   bool stopping_ = false;
+  bool reading_ = false;
+  bool reader_paused_ = false;  // the ring was full
   bool reader_done_ = false;
+  bool writing_ = false;
+  bool broken_ = false;  // a write failed: drain without writing
+  bool closed_ = false;
   std::string peer_;
   std::unique_ptr<std::byte[]> body_;  // reused across requests
   size_t body_capacity_ = 0;

@@ -16,12 +16,12 @@ void Exchange::set_finish_observer(FinishObserver observer, void* ctx) noexcept 
 }
 
 void Exchange::reset(const frame::RequestHeader& header, std::span<const std::byte> body,
-                     asio::any_io_executor executor, std::shared_ptr<void> keep_alive,
+                     asio::io_context& context, std::shared_ptr<void> keep_alive,
                      OnFinished on_finished, void* owner) noexcept {
   out_.release();
   header_ = header;
   body_ = body;
-  executor_ = std::move(executor);
+  context_ = &context;
   keep_alive_ = std::move(keep_alive);
   on_finished_ = on_finished;
   owner_ = owner;
@@ -66,7 +66,6 @@ void Exchange::finish(const Status& status) noexcept {
 void Exchange::recycle() noexcept {
   out_.release();
   keep_alive_.reset();
-  executor_ = asio::any_io_executor();
 }
 
 }  // namespace spillway::broker

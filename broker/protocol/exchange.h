@@ -11,7 +11,7 @@
 #pragma once
 
 #include <array>
-#include <asio/any_io_executor.hpp>
+#include <asio/io_context.hpp>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -49,8 +49,8 @@ class Exchange {
   // Starts a new request on this exchange (by the connection). The body must
   // stay valid until the handler's handle() returns, not longer.
   void reset(const frame::RequestHeader& header, std::span<const std::byte> body,
-             asio::any_io_executor executor, std::shared_ptr<void> keep_alive,
-             OnFinished on_finished, void* owner) noexcept;
+             asio::io_context& context, std::shared_ptr<void> keep_alive, OnFinished on_finished,
+             void* owner) noexcept;
 
   const frame::RequestHeader& header() const noexcept { return header_; }
   // The request body; valid only during the handler's handle() call.
@@ -58,7 +58,8 @@ class Exchange {
   // Where the handler writes the response body (after the header space).
   WriteBuffer& out() noexcept { return out_; }
   // The connection's executor: post completions here.
-  const asio::any_io_executor& executor() const noexcept { return executor_; }
+  asio::io_context::executor_type executor() const noexcept { return context_->get_executor(); }
+  asio::io_context& context() const noexcept { return *context_; }
   // Holds the connection (and so this exchange) alive; copy it into work
   // posted elsewhere.
   const std::shared_ptr<void>& keep_alive() const noexcept { return keep_alive_; }
@@ -94,7 +95,9 @@ class Exchange {
   WriteBuffer out_;
   frame::RequestHeader header_{};
   std::span<const std::byte> body_;
-  asio::any_io_executor executor_;
+  // The concrete context (not an any_io_executor): posting to it uses the
+  // handler's allocator instead of a type-erased, heap-backed wrapper.
+  asio::io_context* context_ = nullptr;
   std::shared_ptr<void> keep_alive_;
   OnFinished on_finished_ = nullptr;
   void* owner_ = nullptr;
