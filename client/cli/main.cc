@@ -1,15 +1,16 @@
 // spillway: the command-line tool for a Spillway broker. Subcommands are
 // registered in commands.h; each has its own --help.
-#include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
 
 #include "commands.h"
+#include "spillway/common/log.h"
 
 int main(int argc, char** argv) {
   // Library chatter (e.g. the gather-write backend) is for daemons; the
-  // tool's own output is its messages and errors.
-  spdlog::set_level(spdlog::level::warn);
+  // tool's own output is its messages and errors. Logs go to stderr (the
+  // default logger would print to stdout, into `consume` output).
+  spillway::log::setup("warn");
   CLI::App app("Spillway command-line tool", "spillway");
   app.set_version_flag("--version", "spillway " SPILLWAY_VERSION);
   app.require_subcommand(1);

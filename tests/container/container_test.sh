@@ -286,6 +286,15 @@ if [[ $produce_consume == yes ]]; then
     fail "consumed $(wc -l <"$work/consumed.txt") lines that differ from the $messages produced"
   fi
   say "broker2: consumed all $messages messages back, identical"
+  # The image's own CLI, inside a container (its seccomp profile), too.
+  cli_container=$(new_container)
+  buildah run --isolation=chroot --network=host "$cli_container" -- spillway consume "$topic" \
+    --from-beginning --exit-at-end --timeout-ms 20000 --broker "127.0.0.1:$broker_port" \
+    >"$work/consumed-inside.txt" 2>"$work/consume-inside.err" ||
+    { cat "$work/consume-inside.err" >&2; fail "consume with the image's CLI failed"; }
+  cmp -s "$work/produced.txt" "$work/consumed-inside.txt" ||
+    fail "the image's CLI consumed $(wc -l <"$work/consumed-inside.txt") lines that differ from those produced"
+  say "broker2: the image's CLI consumed the same $messages messages inside a container"
 fi
 stop_broker broker2
 lines=$(backend_lines "$work/broker2.log")
@@ -293,6 +302,16 @@ say "broker2 backend (no override): $lines"
 [[ $(grep -c . <<<"$lines") -eq 1 ]] || { cat "$work/broker2.log" >&2; fail "broker2 must log its gather backend exactly once"; }
 grep -qE 'gather writes: (io_uring$|writev \(io_uring unavailable)' <<<"$lines" ||
   fail "broker2 logged an unexpected backend line"
+if [[ $produce_consume == yes ]] && grep -q 'io_uring unavailable' <<<"$lines"; then
+  # Where the broker found io_uring forbidden, the CLI must have too, and said
+  # so once (the CLI shows warnings only).
+  cli_lines=$(backend_lines "$work/consume-inside.err")
+  if ! { [[ $(grep -c . <<<"$cli_lines") -eq 1 ]] && grep -q 'writev (io_uring unavailable' <<<"$cli_lines"; }; then
+    cat "$work/consume-inside.err" >&2
+    fail "the CLI in the container did not log its writev fallback once"
+  fi
+  say "CLI in the container: $cli_lines"
+fi
 if run_healthcheck >"$work/health2.txt" 2>&1; then
   fail "the HEALTHCHECK command passes with no broker running"
 fi
