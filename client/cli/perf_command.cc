@@ -2,6 +2,7 @@
 // harness (threads, fixed-rate schedule, histograms, report, plot) lives in
 // client/perf (spillway_perf); this file parses the flags and adapts
 // spillway::Producer / spillway::Consumer to the harness's two interfaces.
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdio>
@@ -45,6 +46,7 @@ struct PerfOptions {
   uint32_t batch_bytes = 256u << 10;
   uint32_t linger_ms = 5;
   uint64_t rate = 0;
+  uint32_t window = 0;  // 0 = about 4 MiB of payload: clamp(4 MiB / size, 1024, 65536)
   bool json = false;
   std::string plot;
 };
@@ -53,27 +55,28 @@ struct PerfOptions {
 
 // One spillway::Producer (its own connection and I/O thread) per harness
 // thread. Each in-flight message needs its latency origin back in the
-// delivery callback without allocating: it rides in one of kWindow
+// delivery callback without allocating: it rides in one of `window`
 // preallocated slots, handed out and returned through a single-producer /
 // single-consumer ring of free slot numbers (the sending thread takes, the
 // producer's I/O thread gives back). The window also bounds the messages in
 // flight, as NATS's max pending acks does.
 class ClientProducer final : public perf::PerfProducer {
  public:
-  static constexpr uint32_t kWindow = 1u << 16;
-
-  ClientProducer(std::unique_ptr<Producer> producer, std::string topic, perf::AckRecorder& recorder)
+  // `window` >= 1: messages sent but not yet acknowledged, at most.
+  ClientProducer(std::unique_ptr<Producer> producer, std::string topic, perf::AckRecorder& recorder,
+                 uint32_t window)
       : producer_(std::move(producer)),
         topic_(std::move(topic)),
         recorder_(recorder),
-        slots_(kWindow),
-        free_(kWindow) {
-    for (uint32_t i = 0; i < kWindow; ++i) {
+        window_(window),
+        slots_(window),
+        free_(window) {
+    for (uint32_t i = 0; i < window; ++i) {
       slots_[i].owner = this;
       slots_[i].index = i;
       free_[i] = i;
     }
-    free_tail_.store(kWindow);
+    free_tail_.store(window);
   }
 
   ~ClientProducer() override {
@@ -84,7 +87,7 @@ class ClientProducer final : public perf::PerfProducer {
   std::string send(std::span<const std::byte> payload, uint64_t origin_ns) override {
     // Wait for a free slot: the window of unacknowledged messages is full.
     while (free_head_ == free_tail_.load(std::memory_order_acquire)) std::this_thread::yield();
-    Slot& slot = slots_[free_[free_head_ % kWindow]];
+    Slot& slot = slots_[free_[free_head_ % window_]];
     ++free_head_;
     slot.origin_ns = origin_ns;
     producer_->send(topic_, {}, payload, {}, DeliveryCallback{&on_delivery, &slot});
@@ -113,7 +116,7 @@ class ClientProducer final : public perf::PerfProducer {
       self.error_ = status.to_string();
     }
     const uint64_t tail = self.free_tail_.load(std::memory_order_relaxed);
-    self.free_[tail % kWindow] = slot.index;
+    self.free_[tail % self.window_] = slot.index;
     self.free_tail_.store(tail + 1, std::memory_order_release);
   }
 
@@ -126,6 +129,7 @@ class ClientProducer final : public perf::PerfProducer {
   std::unique_ptr<Producer> producer_;
   std::string topic_;
   perf::AckRecorder& recorder_;
+  uint32_t window_;
   std::vector<Slot> slots_;
   std::vector<uint32_t> free_;  // ring of free slot numbers
   uint64_t free_head_ = 0;      // next to take; the sending thread's
@@ -165,7 +169,9 @@ perf::ProducerFactory make_producer_factory(const PerfOptions& o) {
       *error = producer.status().to_string();
       return nullptr;
     }
-    return std::make_unique<ClientProducer>(std::move(*producer), o.topic, recorder);
+    const uint32_t window =
+        o.window != 0 ? o.window : std::clamp<uint32_t>((4u << 20) / o.size, 1'024, 65'536);
+    return std::make_unique<ClientProducer>(std::move(*producer), o.topic, recorder, window);
   };
 }
 
@@ -376,6 +382,11 @@ void add_mode(CLI::App& perf, const char* mode, const char* description, int* ex
                     "fixed-rate mode: total messages/s, each sent at its intended time and "
                     "its latency measured from it (absent = as fast as possible)")
         ->check(CLI::Range(uint64_t{1}, uint64_t{1'000'000'000}));
+    cmd->add_option("--window", o->window,
+                    "messages a producer may have sent but not yet seen acknowledged; "
+                    "when full, it waits (bounds send-to-ack latency in throughput mode); "
+                    "default about 4 MiB of messages, 1024 to 65536")
+        ->check(CLI::Range(1u, 1u << 22));
   }
   if (m != "produce") {
     cmd->add_option("-c,--consumers", o->consumers, "consumer threads, one connection each")
