@@ -50,6 +50,7 @@ struct Sent {
   std::vector<uint8_t> failed;
   std::vector<uint8_t> resent;  // sent a second time after failing
   std::atomic<int> misplaced{0};  // acknowledged in another partition than murmur2's
+  std::atomic<int> acked_count{0};
   int32_t expected_partition(int index, int th) const {
     const std::string key = "k" + std::to_string(th) + "-" + std::to_string(index % kKeysPerThread);
     return KeyPartitioner::partition(
@@ -67,6 +68,7 @@ void on_delivery(void* context, const Status& st, const RecordMetadata& m) {
   auto* d = static_cast<Delivery*>(context);
   if (st.ok()) {
     d->sent->acked[static_cast<size_t>(d->index)] = 1;
+    d->sent->acked_count.fetch_add(1);
     // Placement promised by the client: murmur2 of the key.
     if (m.partition != d->sent->expected_partition(d->index, d->thread)) {
       d->sent->misplaced.fetch_add(1);
@@ -108,6 +110,8 @@ TEST(ClientEndToEnd, KeyedMessagesSurviveABrokerRestartInOrder) {
   // Four producer threads; each re-sends, in order, what failed.
   std::vector<Sent> sent(kThreads);
   std::atomic<int> progress{0};
+  std::atomic<int> at_half{0};
+  std::atomic<bool> broker_stopped{false};
   std::vector<std::thread> threads;
   for (int th = 0; th < kThreads; ++th) {
     sent[static_cast<size_t>(th)].acked.assign(kPerThread, 0);
@@ -132,6 +136,12 @@ TEST(ClientEndToEnd, KeyedMessagesSurviveABrokerRestartInOrder) {
         (*producer)->send(topic_name(i % kTopics), bytes(key), bytes(value), {},
                           {&on_delivery, &contexts[static_cast<size_t>(i)]});
         progress.fetch_add(1);
+        if (i == kPerThread / 2) {
+          // Hold here until the broker is down: the rest is sent into the
+          // restart window (queued, then delivered after reconnecting).
+          at_half.fetch_add(1);
+          while (!broker_stopped.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
       }
       (void)(*producer)->flush();  // failures are re-sent below
       // Anything that failed (the restart window) is sent again, in order.
@@ -156,8 +166,10 @@ TEST(ClientEndToEnd, KeyedMessagesSurviveABrokerRestartInOrder) {
     });
   }
 
-  // Restart the broker midway.
-  while (progress.load() < kMessages / 2) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  // Restart the broker midway: stop it once every thread is half done
+  // (some of that half possibly still in flight), let the threads send on
+  // while it is down, and start it again on the same data directory.
+  while (at_half.load() < kThreads) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   // Commit offsets (the current high watermarks of two partitions) just
   // before the restart.
   std::vector<TopicPartitionOffset> committed;
@@ -177,6 +189,15 @@ TEST(ClientEndToEnd, KeyedMessagesSurviveABrokerRestartInOrder) {
   Result<ProcessExit> stopped = (*broker)->stop(SIGTERM);
   ASSERT_TRUE(stopped.ok());
   EXPECT_EQ(stopped->exit_code, 0) << stopped->output;
+  broker_stopped = true;
+  while (progress.load() < kMessages * 3 / 4) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  int acked_while_down = 0;
+  for (const Sent& s : sent) acked_while_down += s.acked_count.load();
+  // Nothing sent after the stop could have been acknowledged yet.
+  EXPECT_LE(acked_while_down, kMessages / 2 + kThreads);
+  std::printf("acknowledged when the broker came back: %d of %d\n", acked_while_down, kMessages);
   broker = start_on(data.path(), port);
   ASSERT_TRUE(broker.ok()) << broker.status().to_string();
 
