@@ -144,8 +144,8 @@ void add_consume_command(CLI::App& app, int* exit_code) {
   CLI::App* cmd = app.add_subcommand("consume", "Print a topic's messages, one value per line");
   cmd->add_option("topic", o->topic, "topic name")->required();
   cmd->add_option("-b,--broker", o->broker, "broker address HOST:PORT")->capture_default_str();
-  CLI::Option* begin =
-      cmd->add_flag("--from-beginning", o->from_beginning, "start at each partition's first record");
+  CLI::Option* begin = cmd->add_flag("--from-beginning", o->from_beginning,
+                                     "start at each partition's first record");
   cmd->add_option("--offset", o->offset, "start at this offset in every partition read")
       ->check(CLI::Range(int64_t{0}, INT64_MAX))
       ->excludes(begin);

@@ -86,7 +86,8 @@ int run_produce(const ProduceCommandOptions& o) {
   ProducerOptions po;
   po.bootstrap = o.broker;
   po.acks = o.acks == "none" ? Acks::kNone : o.acks == "durable" ? Acks::kDurable : Acks::kLeader;
-  po.compression = o.compression == "zstd" ? ProducerCompression::kZstd : ProducerCompression::kNone;
+  po.compression =
+      o.compression == "zstd" ? ProducerCompression::kZstd : ProducerCompression::kNone;
   po.linger = std::chrono::milliseconds(o.linger_ms);
   po.batch_bytes = static_cast<size_t>(o.batch_bytes);
   po.delivery_timeout = std::chrono::milliseconds(o.timeout_ms);

@@ -107,14 +107,17 @@ void add_topic_command(CLI::App& app, int* exit_code) {
   create->add_option("-p,--partitions", o->partitions, "number of partitions")
       ->check(CLI::Range(1, 100'000))
       ->capture_default_str();
-  create->add_option("--flush", o->flush,
-                     "durable (fsync before acknowledging) or interval (default: broker's)")
+  create
+      ->add_option("--flush", o->flush,
+                   "durable (fsync before acknowledging) or interval (default: broker's)")
       ->check(CLI::IsMember({"durable", "interval"}));
-  create->add_option("--retention-bytes", o->retention_bytes,
-                     "bytes kept per partition (-1 unlimited; default: broker's)")
+  create
+      ->add_option("--retention-bytes", o->retention_bytes,
+                   "bytes kept per partition (-1 unlimited; default: broker's)")
       ->check(CLI::Range(int64_t{-1}, INT64_MAX));
-  create->add_option("--retention-ms", o->retention_ms,
-                     "age of records kept (-1 unlimited; default: broker's)")
+  create
+      ->add_option("--retention-ms", o->retention_ms,
+                   "age of records kept (-1 unlimited; default: broker's)")
       ->check(CLI::Range(int64_t{-1}, INT64_MAX));
   create->callback([o, exit_code] { *exit_code = run_create(*o); });
 

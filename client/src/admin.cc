@@ -29,10 +29,10 @@ Result<PingReply> Admin::ping() {
 
 Status Admin::create_topic(std::string_view name, const TopicOptions& options) {
   std::vector<std::byte> body;
-  wire::encode_create_topic_request({name, options.partitions, options.flush_policy,
-                                     options.retention_bytes, options.retention_ms,
-                                     options.segment_bytes},
-                                    body);
+  wire::encode_create_topic_request(
+      {name, options.partitions, options.flush_policy, options.retention_bytes,
+       options.retention_ms, options.segment_bytes},
+      body);
   Result<std::vector<std::byte>> response =
       connection_.request(frame::ApiKey::kCreateTopics, 0, body);
   return response.ok() ? Status::Ok() : response.status();

@@ -31,8 +31,7 @@ namespace {
 
 // Connects a non-blocking socket within `timeout`; returns the fd or -errno.
 int connect_one(const addrinfo* ai, std::chrono::milliseconds timeout) {
-  int fd = ::socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK,
-                    ai->ai_protocol);
+  int fd = ::socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai->ai_protocol);
   if (fd < 0) return -errno;
   if (::connect(fd, ai->ai_addr, ai->ai_addrlen) != 0) {
     if (errno != EINPROGRESS) {
@@ -118,7 +117,8 @@ Status Channel::send(WriteBuffer& request) noexcept {
   Status st = writer_.send_all(fd_, request.segments());
   if (!st.ok()) {
     close();
-    return Status(ErrorCode::kNotConnected, address_ + ": send failed: " + std::string(st.message()));
+    return Status(ErrorCode::kNotConnected,
+                  address_ + ": send failed: " + std::string(st.message()));
   }
   return Status::Ok();
 }
@@ -134,7 +134,8 @@ Status Channel::read_exactly(std::byte* dst, std::size_t n) {
     if (r < 0 && errno == EINTR) continue;
     const int e = errno;
     close();
-    if (r == 0) return Status(ErrorCode::kNotConnected, address_ + ": broker closed the connection");
+    if (r == 0)
+      return Status(ErrorCode::kNotConnected, address_ + ": broker closed the connection");
     if (e == EAGAIN || e == EWOULDBLOCK) {
       return Status(ErrorCode::kTimeout, address_ + ": no response in time");
     }

@@ -28,7 +28,7 @@ struct Assigned {
 
 // Fetched records of one partition not yet handed out.
 struct Pending {
-  std::size_t index;                    // into assigned
+  std::size_t index;                   // into assigned
   std::span<const std::byte> records;  // whole batches still to read
 };
 
@@ -92,14 +92,13 @@ Result<std::unique_ptr<Consumer>> Consumer::create(ConsumerOptions options) {
   // Steady-state polls reuse these; sizing them now keeps the first polls
   // from growing them (whole batches may overshoot max_poll_records).
   impl->records.reserve(impl->options.max_poll_records + 4'096);
-  impl->fetch.reserve(std::min<std::size_t>(impl->options.max_response_bytes,
-                                            static_cast<std::size_t>(impl->options.fetch_max_bytes) +
-                                                (64u << 10)));
+  impl->fetch.reserve(
+      std::min<std::size_t>(impl->options.max_response_bytes,
+                            static_cast<std::size_t>(impl->options.fetch_max_bytes) + (64u << 10)));
   SPILLWAY_RETURN_IF_ERROR(impl->ensure_control());
-  SPILLWAY_RETURN_IF_ERROR(impl->fetch.connect(impl->options.bootstrap,
-                                               impl->options.connect_timeout,
-                                               impl->options.request_timeout +
-                                                   impl->options.fetch_max_wait));
+  SPILLWAY_RETURN_IF_ERROR(
+      impl->fetch.connect(impl->options.bootstrap, impl->options.connect_timeout,
+                          impl->options.request_timeout + impl->options.fetch_max_wait));
   return std::unique_ptr<Consumer>(new Consumer(std::move(impl)));
 }
 
@@ -117,10 +116,9 @@ Status Consumer::assign(std::string_view topic, std::span<const int32_t> partiti
   }
   for (int32_t p : wanted) {
     if (p < 0 || static_cast<std::size_t>(p) >= d->partitions.size()) {
-      return Status(ErrorCode::kUnknownPartition,
-                    "topic '" + std::string(topic) + "' has " +
-                        std::to_string(d->partitions.size()) + " partitions, not " +
-                        std::to_string(p + 1));
+      return Status(ErrorCode::kUnknownPartition, "topic '" + std::string(topic) + "' has " +
+                                                      std::to_string(d->partitions.size()) +
+                                                      " partitions, not " + std::to_string(p + 1));
     }
   }
   for (int32_t p : wanted) {
@@ -142,8 +140,8 @@ void Consumer::unassign() {
 Status Consumer::seek(std::string_view topic, int32_t partition, int64_t offset) {
   Assigned* a = impl_->find(topic, partition);
   if (!a) {
-    return Status(ErrorCode::kUnknownPartition, std::string(topic) + "/" +
-                                                    std::to_string(partition) + " is not assigned");
+    return Status(ErrorCode::kUnknownPartition,
+                  std::string(topic) + "/" + std::to_string(partition) + " is not assigned");
   }
   if (offset < 0) return Status(ErrorCode::kInvalidArgument, "offset must not be negative");
   a->position = offset;
@@ -166,8 +164,8 @@ Status Consumer::seek_to_end(std::string_view topic, int32_t partition) {
 Result<int64_t> Consumer::position(std::string_view topic, int32_t partition) const {
   Assigned* a = impl_->find(topic, partition);
   if (!a) {
-    return Status(ErrorCode::kUnknownPartition, std::string(topic) + "/" +
-                                                    std::to_string(partition) + " is not assigned");
+    return Status(ErrorCode::kUnknownPartition,
+                  std::string(topic) + "/" + std::to_string(partition) + " is not assigned");
   }
   return a->position >= 0 ? a->position : -1;
 }
@@ -196,8 +194,7 @@ Status Consumer::Impl::resolve_positions() {
       if (!parts.empty()) {
         std::vector<std::byte> body;
         wire::encode_fetch_offsets_request(options.group_id, topic, parts, body);
-        Result<std::vector<std::byte>> r =
-            control->request(frame::ApiKey::kFetchOffsets, 0, body);
+        Result<std::vector<std::byte>> r = control->request(frame::ApiKey::kFetchOffsets, 0, body);
         if (!r.ok()) return r.status();
         Status bad;
         SPILLWAY_RETURN_IF_ERROR(
@@ -225,10 +222,11 @@ Status Consumer::Impl::resolve_positions() {
           return Status(ErrorCode::kUnknownPartition,
                         topic + " has no partition " + std::to_string(a.partition));
         }
-        const bool earliest = a.position == kResolveEarliest ||
-                              (a.position == kResolveCommitted && options.reset == OffsetReset::kEarliest);
-        a.position = earliest ? d->partitions[part].log_start_offset
-                              : d->partitions[part].high_watermark;
+        const bool earliest =
+            a.position == kResolveEarliest ||
+            (a.position == kResolveCommitted && options.reset == OffsetReset::kEarliest);
+        a.position =
+            earliest ? d->partitions[part].log_start_offset : d->partitions[part].high_watermark;
       }
     }
     i = j;
@@ -273,16 +271,15 @@ Status Consumer::Impl::take_response_into_pending(const wire::Response& response
     if (!a) return;
     if (r.error == ErrorCode::kOffsetOutOfRange) {
       // Restart inside the valid range, per the reset policy.
-      a->position = options.reset == OffsetReset::kEarliest ? r.log_start_offset
-                                                             : r.high_watermark;
+      a->position = options.reset == OffsetReset::kEarliest ? r.log_start_offset : r.high_watermark;
       return;
     }
     if (r.error != ErrorCode::kOk) {
       if (error.ok()) {
-        error = Status(r.error, r.topic.empty() ? std::string(r.error_message)
-                                                : std::string(r.topic) + "/" +
-                                                      std::to_string(r.partition) + ": " +
-                                                      std::string(r.error_message));
+        error = Status(r.error, r.topic.empty()
+                                    ? std::string(r.error_message)
+                                    : std::string(r.topic) + "/" + std::to_string(r.partition) +
+                                          ": " + std::string(r.error_message));
       }
       return;
     }
@@ -325,8 +322,9 @@ Status Consumer::Impl::drain_pending() {
     Assigned& a = assigned[pend.index];
     while (!pend.records.empty() && records.size() < options.max_poll_records) {
       Result<batch::BatchHeader> h = batch::parse_header(pend.records);
-      if (!h.ok()) return Status(h.status().code(), a.topic + "/" + std::to_string(a.partition) +
-                                                        ": " + std::string(h.status().message()));
+      if (!h.ok())
+        return Status(h.status().code(), a.topic + "/" + std::to_string(a.partition) + ": " +
+                                             std::string(h.status().message()));
       if (h->total_size() > pend.records.size()) {  // a cut-off batch: fetch it again
         pend.records = {};
         break;
@@ -384,9 +382,9 @@ Result<ConsumerRecords> Consumer::poll(std::chrono::milliseconds timeout) {
         std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
     SPILLWAY_RETURN_IF_ERROR(c.resolve_positions());
     if (!c.fetch.is_open()) {
-      SPILLWAY_RETURN_IF_ERROR(c.fetch.connect(c.options.bootstrap, c.options.connect_timeout,
-                                               c.options.request_timeout +
-                                                   c.options.fetch_max_wait));
+      SPILLWAY_RETURN_IF_ERROR(
+          c.fetch.connect(c.options.bootstrap, c.options.connect_timeout,
+                          c.options.request_timeout + c.options.fetch_max_wait));
     }
     const auto wait = std::clamp(left, std::chrono::milliseconds(0), c.options.fetch_max_wait);
     SPILLWAY_RETURN_IF_ERROR(c.send_fetch(wait));
@@ -423,12 +421,13 @@ Status Consumer::commit(std::span<const TopicPartitionOffset> offsets) {
   Result<std::vector<std::byte>> r = c.control->request(frame::ApiKey::kCommitOffsets, 0, body);
   if (!r.ok()) return r.status();
   Status bad;
-  SPILLWAY_RETURN_IF_ERROR(wire::for_each_offset_result(*r, false, [&](const wire::OffsetResult& o) {
-    if (o.error != ErrorCode::kOk && bad.ok()) {
-      bad = Status(o.error, std::string(o.topic) + "/" + std::to_string(o.partition) + ": " +
-                                std::string(o.error_message));
-    }
-  }));
+  SPILLWAY_RETURN_IF_ERROR(
+      wire::for_each_offset_result(*r, false, [&](const wire::OffsetResult& o) {
+        if (o.error != ErrorCode::kOk && bad.ok()) {
+          bad = Status(o.error, std::string(o.topic) + "/" + std::to_string(o.partition) + ": " +
+                                    std::string(o.error_message));
+        }
+      }));
   return bad;
 }
 

@@ -38,7 +38,7 @@ using Clock = std::chrono::steady_clock;
 struct TopicState;
 
 struct Batch {
-  Batch* next = nullptr;          // partition queue, request list or free list
+  Batch* next = nullptr;  // partition queue, request list or free list
   WriteBuffer staging{std::span<std::byte>()};
   TopicState* topic = nullptr;
   int32_t partition = 0;
@@ -256,8 +256,8 @@ struct Producer::Impl {
   }
 
   void send(std::string_view topic, std::span<const std::byte> key,
-            std::span<const std::byte> value, std::span<const Header> headers,
-            DeliveryCallback cb, int32_t partition);
+            std::span<const std::byte> value, std::span<const Header> headers, DeliveryCallback cb,
+            int32_t partition);
 
   // I/O thread.
   void run();
@@ -284,9 +284,9 @@ void Producer::Impl::send(std::string_view topic, std::span<const std::byte> key
   }
   if (size > kMaxRecordBytes || headers.size() > kMaxHeaders) {
     fail_now(lk,
-             Status(ErrorCode::kBatchTooLarge,
-                    "record of " + std::to_string(size) + " bytes or " +
-                        std::to_string(headers.size()) + " headers is above the producer limit"),
+             Status(ErrorCode::kBatchTooLarge, "record of " + std::to_string(size) + " bytes or " +
+                                                   std::to_string(headers.size()) +
+                                                   " headers is above the producer limit"),
              topic, partition, cb);
     return;
   }
@@ -314,11 +314,11 @@ void Producer::Impl::send(std::string_view topic, std::span<const std::byte> key
     if (t->partitions < 0) {
       Status st = !t->metadata_error.ok()
                       ? t->metadata_error
-                      : Status(ErrorCode::kTimeout, "no metadata for topic '" + t->name +
-                                                        "' from " + options.bootstrap);
+                      : Status(ErrorCode::kTimeout,
+                               "no metadata for topic '" + t->name + "' from " + options.bootstrap);
       if (!last_transport_error.ok() && t->metadata_error.ok()) {
-        st = Status(ErrorCode::kTimeout, std::string(st.message()) + ": " +
-                                             std::string(last_transport_error.message()));
+        st = Status(ErrorCode::kTimeout,
+                    std::string(st.message()) + ": " + std::string(last_transport_error.message()));
       }
       fail_now(lk, st, t->name, partition, cb);
       return;
@@ -326,8 +326,8 @@ void Producer::Impl::send(std::string_view topic, std::span<const std::byte> key
   }
   if (partition >= t->partitions) {
     fail_now(lk,
-             Status(ErrorCode::kUnknownPartition, "topic '" + t->name + "' has no partition " +
-                                                      std::to_string(partition)),
+             Status(ErrorCode::kUnknownPartition,
+                    "topic '" + t->name + "' has no partition " + std::to_string(partition)),
              t->name, partition, cb);
     return;
   }
@@ -427,8 +427,8 @@ void Producer::Impl::run() {
     if (!channel.is_open()) {
       if (now >= reconnect_at) {
         lk.unlock();
-        Status st = channel.connect(options.bootstrap, options.connect_timeout,
-                                    options.request_timeout);
+        Status st =
+            channel.connect(options.bootstrap, options.connect_timeout, options.request_timeout);
         lk.lock();
         if (!st.ok()) {
           last_transport_error = st;
@@ -482,10 +482,10 @@ void Producer::Impl::run() {
     if (!readable && ring_size > 0 &&
         Clock::now() >= ring[ring_head].sent + options.request_timeout) {
       lk.lock();
-      disconnect(Status(ErrorCode::kTimeout, channel.address() + ": no response within " +
-                                                 std::to_string(options.request_timeout.count()) +
-                                                 " ms"),
-                 &done);
+      disconnect(
+          Status(ErrorCode::kTimeout, channel.address() + ": no response within " +
+                                          std::to_string(options.request_timeout.count()) + " ms"),
+          &done);
       lk.unlock();
       run_callbacks(done);
       continue;
@@ -517,9 +517,10 @@ void Producer::Impl::fail_expired(Clock::time_point now, Batch** done) {
         b->next = nullptr;
         std::string why = closing_over ? "the producer closed before the record was acknowledged"
                                        : "record not acknowledged within the delivery timeout";
-        if (!last_transport_error.ok()) why += " (" + std::string(last_transport_error.message()) + ")";
-        complete(b, Status(closing_over ? ErrorCode::kShuttingDown : ErrorCode::kTimeout, why),
-                 -1, done);
+        if (!last_transport_error.ok())
+          why += " (" + std::string(last_transport_error.message()) + ")";
+        complete(b, Status(closing_over ? ErrorCode::kShuttingDown : ErrorCode::kTimeout, why), -1,
+                 done);
       }
     }
   }
@@ -595,7 +596,8 @@ void Producer::Impl::build_produce_request(Batch* batches, Batch** done) {
   bo.zstd_level = options.zstd_level;
   Status st = wire::begin_frame(request, frame::ApiKey::kProduce, f.correlation_id);
   if (st.ok()) st = request.write_u8(static_cast<uint8_t>(options.acks));
-  if (st.ok()) st = request.write_be<int32_t>(static_cast<int32_t>(options.request_timeout.count()));
+  if (st.ok())
+    st = request.write_be<int32_t>(static_cast<int32_t>(options.request_timeout.count()));
   uint64_t topic_count_pos = request.bytes_written();
   if (st.ok()) st = request.write_be<int32_t>(0);
   int32_t topic_count = 0;
@@ -640,7 +642,8 @@ void Producer::Impl::build_produce_request(Batch* batches, Batch** done) {
     while (b) {
       Batch* next = b->next;
       b->topic->parts[static_cast<std::size_t>(b->partition)].in_flight = false;
-      complete(b, Status(st.code(), "cannot build the produce request: " + std::string(st.message())),
+      complete(b,
+               Status(st.code(), "cannot build the produce request: " + std::string(st.message())),
                -1, done);
       b = next;
     }
@@ -716,19 +719,20 @@ void Producer::Impl::handle_response(const wire::Response& response, Batch** don
         t->metadata_error =
             Status(ErrorCode::kUnknownTopic, "topic '" + t->name + "' does not exist");
       } else if (m->error != ErrorCode::kOk) {
-        std::string why = m->error_message.empty() ? std::string(error_code_name(m->error))
-                                                   : m->error_message;
+        std::string why =
+            m->error_message.empty() ? std::string(error_code_name(m->error)) : m->error_message;
         if (why.find(t->name) == std::string::npos) why = "topic '" + t->name + "': " + why;
         t->metadata_error = Status(m->error, std::move(why));
       } else if (m->topic.partitions.empty()) {
-        t->metadata_error = Status(ErrorCode::kUnknownTopic, "topic '" + t->name + "' has no partitions");
+        t->metadata_error =
+            Status(ErrorCode::kUnknownTopic, "topic '" + t->name + "' has no partitions");
       } else {
         t->metadata_error = Status::Ok();
         t->partitions = static_cast<int32_t>(m->topic.partitions.size());
         t->parts.resize(m->topic.partitions.size());
-        t->sticky = static_cast<int32_t>(murmur2(std::as_bytes(std::span<const char>(
-                                             t->name.data(), t->name.size()))) %
-                                         static_cast<uint32_t>(t->partitions));
+        t->sticky = static_cast<int32_t>(
+            murmur2(std::as_bytes(std::span<const char>(t->name.data(), t->name.size()))) %
+            static_cast<uint32_t>(t->partitions));
       }
     }
     cv.notify_all();
@@ -746,9 +750,8 @@ void Producer::Impl::handle_response(const wire::Response& response, Batch** don
         complete(b, Status::Ok(), options.acks == Acks::kNone ? -1 : r.base_offset, done);
       } else {
         complete(b,
-                 Status(r.error, r.error_message.empty()
-                                     ? std::string(error_code_name(r.error))
-                                     : std::string(r.error_message)),
+                 Status(r.error, r.error_message.empty() ? std::string(error_code_name(r.error))
+                                                         : std::string(r.error_message)),
                  -1, done);
       }
       b = next;

@@ -165,8 +165,8 @@ Result<TopicDescription> describe_topic(Connection& connection, std::string_view
   for (TopicMetadata& t : *m) {
     if (t.topic.name != topic) continue;
     if (t.error != ErrorCode::kOk) {
-      std::string why = t.error_message.empty() ? std::string(error_code_name(t.error))
-                                                : t.error_message;
+      std::string why =
+          t.error_message.empty() ? std::string(error_code_name(t.error)) : t.error_message;
       if (why.find(topic) == std::string::npos) why = "topic '" + std::string(topic) + "': " + why;
       return Status(t.error, std::move(why));
     }

@@ -32,7 +32,7 @@ class Cursor {
   int16_t i16() noexcept;
   int32_t i32() noexcept;
   int64_t i64() noexcept;
-  std::string_view str() noexcept;         // [u16 length][bytes]
+  std::string_view str() noexcept;              // [u16 length][bytes]
   std::span<const std::byte> bytes() noexcept;  // [i32 length][bytes]; -1 = empty
   // An array count, rejected (cursor failed) when negative or when `count`
   // items of at least `min_item_bytes` each cannot fit the bytes left.

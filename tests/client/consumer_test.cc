@@ -1,6 +1,8 @@
 // spillway::Consumer against the in-memory FakeBroker: records with keys,
 // headers and timestamps, zstd batches, positions inside a batch, commits
 // and resuming from them, and no allocation when polling fetched data.
+#include "spillway/consumer.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
@@ -8,7 +10,6 @@
 
 #include "alloc_counter.h"
 #include "fake_broker.h"
-#include "spillway/consumer.h"
 #include "spillway/producer.h"
 
 namespace spillway {
@@ -81,9 +82,10 @@ TEST_P(ConsumerTest, ReadsRecordsWithKeysHeadersAndTimestamps) {
       EXPECT_TRUE(r.has_key);
       EXPECT_EQ(r.key_string(), "key-" + std::to_string(expected));
       EXPECT_EQ(r.value_string(), "value-" + std::to_string(expected));
-      EXPECT_GE(r.timestamp, std::chrono::duration_cast<std::chrono::milliseconds>(
-                                 before.time_since_epoch())
-                                     .count() - 1);
+      EXPECT_GE(
+          r.timestamp,
+          std::chrono::duration_cast<std::chrono::milliseconds>(before.time_since_epoch()).count() -
+              1);
       int headers = 0;
       EXPECT_TRUE(r.for_each_header([&](std::string_view k, std::span<const std::byte> v) {
                      EXPECT_EQ(k, "h");

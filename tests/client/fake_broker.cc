@@ -98,9 +98,8 @@ void FakeBroker::serve(int fd) {
     ErrorCode error = ErrorCode::kOk;
     if (!handle(header.api_key, header.correlation_id, body, response, &error)) break;
     std::array<std::byte, frame::kResponseHeaderBytes> rh;
-    frame::encode_response_header({header.correlation_id, error,
-                                   static_cast<uint32_t>(response.size())},
-                                  rh);
+    frame::encode_response_header(
+        {header.correlation_id, error, static_cast<uint32_t>(response.size())}, rh);
     if (::send(fd, rh.data(), rh.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(rh.size())) break;
     if (!response.empty() && ::send(fd, response.data(), response.size(), MSG_NOSIGNAL) !=
                                  static_cast<ssize_t>(response.size())) {
@@ -338,7 +337,8 @@ bool FakeBroker::handle(int16_t api_key, int32_t, std::span<const std::byte> bod
         for (int32_t p : t.partitions) {
           auto it = committed_.find(std::string(req->group) + "/" + std::string(t.name) + "/" +
                                     std::to_string(p));
-          results.back().push_back({p, it == committed_.end() ? -1 : it->second, ErrorCode::kOk, ""});
+          results.back().push_back(
+              {p, it == committed_.end() ? -1 : it->second, ErrorCode::kOk, ""});
         }
       }
       for (size_t i = 0; const messages::FetchOffsetsTopic& t : req->topics) {

@@ -40,8 +40,7 @@ class FakeBroker {
   void drop_connections();
 
   // Records stored in a partition, in offset order: (key, value) pairs.
-  std::vector<std::pair<std::string, std::string>> records(const std::string& topic,
-                                                           int partition);
+  std::vector<std::pair<std::string, std::string>> records(const std::string& topic, int partition);
   int produce_requests() const { return produce_requests_.load(); }
 
  private:

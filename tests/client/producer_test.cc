@@ -2,18 +2,19 @@
 // (murmur2 for keys, sticky for keyless), order within a partition across
 // retries and lost connections, error delivery, close() completing every
 // record.
+#include "spillway/producer.h"
+
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <map>
-#include <set>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "fake_broker.h"
 #include "spillway/common/key_partitioner.h"
-#include "spillway/producer.h"
 
 namespace spillway {
 namespace {

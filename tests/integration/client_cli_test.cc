@@ -78,8 +78,8 @@ TEST_F(ClientCli, ProduceThenConsumeWithKeys) {
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(contains(r.output, "produced 4 messages to t")) << r.output;
 
-  r = cli({"consume", "t", "--from-beginning", "--exit-at-end", "--print-key", "--key-separator",
-           "="});
+  r = cli(
+      {"consume", "t", "--from-beginning", "--exit-at-end", "--print-key", "--key-separator", "="});
   EXPECT_EQ(r.exit_code, 0) << r.output;
   for (const char* line : {"alice=1\n", "bob=2\n", "alice=3\n", "carol=4\n"}) {
     EXPECT_TRUE(contains(r.output, line)) << line << " in " << r.output;

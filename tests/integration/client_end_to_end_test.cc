@@ -48,13 +48,13 @@ struct Sent {
   std::atomic<int> outstanding{0};
   std::vector<uint8_t> acked;  // per message of this thread
   std::vector<uint8_t> failed;
-  std::vector<uint8_t> resent;  // sent a second time after failing
+  std::vector<uint8_t> resent;    // sent a second time after failing
   std::atomic<int> misplaced{0};  // acknowledged in another partition than murmur2's
   std::atomic<int> acked_count{0};
   int32_t expected_partition(int index, int th) const {
     const std::string key = "k" + std::to_string(th) + "-" + std::to_string(index % kKeysPerThread);
-    return KeyPartitioner::partition(
-        std::as_bytes(std::span<const char>(key.data(), key.size())), kPartitions);
+    return KeyPartitioner::partition(std::as_bytes(std::span<const char>(key.data(), key.size())),
+                                     kPartitions);
   }
 };
 
@@ -182,7 +182,8 @@ TEST(ClientEndToEnd, KeyedMessagesSurviveABrokerRestartInOrder) {
     for (int t : {0, 2}) {
       Result<TopicDescription> d = (*consumer)->describe(topic_name(t));
       ASSERT_TRUE(d.ok());
-      committed.push_back({topic_name(t), t + 1, d->partitions[static_cast<size_t>(t + 1)].high_watermark});
+      committed.push_back(
+          {topic_name(t), t + 1, d->partitions[static_cast<size_t>(t + 1)].high_watermark});
     }
     ASSERT_TRUE((*consumer)->commit(committed).ok());
   }
@@ -284,8 +285,8 @@ TEST(ClientEndToEnd, KeyedMessagesSurviveABrokerRestartInOrder) {
     }
   }
   EXPECT_GE(got, kMessages);
-  std::printf("read back %lld records for %d acknowledged messages\n",
-              static_cast<long long>(got), kMessages);
+  std::printf("read back %lld records for %d acknowledged messages\n", static_cast<long long>(got),
+              kMessages);
   for (int th = 0; th < kThreads; ++th) {
     for (int i = 0; i < kPerThread; ++i) {
       ASSERT_TRUE(read[static_cast<size_t>(th)][static_cast<size_t>(i)])

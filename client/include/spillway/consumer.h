@@ -51,7 +51,7 @@ struct ConsumerRecord {
   std::string_view topic;
   int32_t partition = 0;
   int64_t offset = 0;
-  int64_t timestamp = 0;  // milliseconds since the epoch
+  int64_t timestamp = 0;           // milliseconds since the epoch
   std::span<const std::byte> key;  // empty when has_key is false
   bool has_key = false;
   std::span<const std::byte> value;

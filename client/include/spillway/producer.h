@@ -77,7 +77,7 @@ struct Header {
 struct RecordMetadata {
   std::string_view topic;
   int32_t partition = -1;
-  int64_t offset = -1;  // -1 with Acks::kNone or on error
+  int64_t offset = -1;    // -1 with Acks::kNone or on error
   int64_t timestamp = 0;  // milliseconds since the epoch, as sent
 };
 
@@ -115,8 +115,8 @@ class Producer {
   // partition count from the broker; an unknown topic fails the callback
   // with kUnknownTopic. After close(), fails with kShuttingDown.
   void send(std::string_view topic, std::span<const std::byte> key,
-            std::span<const std::byte> value, std::span<const Header> headers,
-            DeliveryCallback cb, int32_t partition = -1);
+            std::span<const std::byte> value, std::span<const Header> headers, DeliveryCallback cb,
+            int32_t partition = -1);
 
   // Convenience: the outcome as a future (allocates its shared state).
   std::future<Result<RecordMetadata>> send(std::string_view topic, std::string_view key,
