@@ -138,7 +138,7 @@ void Partition::add_waiter(FetchWaiter waiter) {
   }
   fetch_waiters_.erase(fetch_waiters_.begin() + static_cast<ptrdiff_t>(kept), fetch_waiters_.end());
   // Data may have arrived between the fetch's read and this registration.
-  if (closed_ || log_->high_watermark() > waiter.fetch_offset) {
+  if (closed_ || stopping_ || log_->high_watermark() > waiter.fetch_offset) {
     post_task(*waiter.context,
               [keep = std::move(waiter.keep_alive), wake = waiter.wake, ctx = waiter.ctx,
                generation = waiter.generation] { wake(ctx, generation); });
@@ -179,6 +179,15 @@ void Partition::enforce_retention() {
     spdlog::info("partition {}-{}: retention deleted {} segment(s)", topic_, index_, *deleted);
   }
   publish();
+}
+
+void Partition::wake_waiters() {
+  stopping_ = true;
+  for (FetchWaiter& w : fetch_waiters_) {
+    post_task(*w.context, [keep = std::move(w.keep_alive), wake = w.wake, ctx = w.ctx,
+                           generation = w.generation] { wake(ctx, generation); });
+  }
+  fetch_waiters_.clear();
 }
 
 void Partition::close() {

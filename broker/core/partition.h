@@ -86,6 +86,10 @@ class Partition : public std::enable_shared_from_this<Partition> {
   void tick();
   void enforce_retention();
 
+  // Wakes every long-poll waiter now (they answer with what there is): the
+  // broker is stopping and must not hold connections for max_wait_ms.
+  void wake_waiters();
+
   // Stops accepting work (after a delete or at shutdown) and closes the log
   // cleanly. Later calls answer kUnknownTopic.
   void close();
@@ -114,6 +118,7 @@ class Partition : public std::enable_shared_from_this<Partition> {
   asio::io_context& sync_;
   bool flushing_ = false;
   bool closed_ = false;
+  bool stopping_ = false;  // wake_waiters() ran: later waiters are woken at once
   std::vector<DurableWaiter> durable_waiters_;
   std::vector<FetchWaiter> fetch_waiters_;
   std::atomic<int64_t> high_watermark_{0};

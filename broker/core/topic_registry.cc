@@ -178,6 +178,7 @@ void TopicRegistry::schedule_tick(size_t i) {
 
 void TopicRegistry::stop_core(size_t core) {
   if (cores_[core]->tick_timer) cores_[core]->tick_timer->cancel();
+  for (auto& partition : cores_[core]->owned) partition->wake_waiters();
 }
 
 void TopicRegistry::close_all() {

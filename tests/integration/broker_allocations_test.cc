@@ -13,30 +13,6 @@
 namespace spillway::testing {
 namespace {
 
-// The port of "metrics on HOST:PORT" in the broker's log; 0 if absent.
-uint16_t metrics_port(const BrokerProcess& broker) {
-  const std::string log = broker.log();
-  const std::string marker = "metrics on 127.0.0.1:";
-  const size_t at = log.find(marker);
-  return at == std::string::npos ? 0
-                                 : static_cast<uint16_t>(std::stoi(log.substr(at + marker.size())));
-}
-
-// One GET /metrics; the whole HTTP response.
-std::string scrape(uint16_t port) {
-  RawClient http(port);
-  const std::string request = "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n";
-  http.send_bytes(bytes_of(request));
-  return string_of(http.read_until_eof());
-}
-
-// The value of an unlabelled metric; -2 when missing.
-int64_t metric(const std::string& page, const std::string& name) {
-  const size_t at = page.find("\n" + name + " ");
-  if (at == std::string::npos) return -2;
-  return std::stoll(page.substr(at + name.size() + 2));
-}
-
 class BrokerAllocations : public ::testing::Test {
  protected:
   void SetUp() override {

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "broker_process.h"
 #include "raw_client.h"
 #include "spillway/common/batch_builder.h"
 #include "spillway/common/messages/fetch.h"
@@ -219,5 +220,29 @@ class WireClient : public RawClient {
  private:
   int32_t next_id_ = 1;
 };
+
+// The port of "metrics on HOST:PORT" in the broker's log; 0 if absent.
+inline uint16_t metrics_port(const BrokerProcess& broker) {
+  const std::string log = broker.log();
+  const std::string marker = "metrics on 127.0.0.1:";
+  const size_t at = log.find(marker);
+  return at == std::string::npos ? 0
+                                 : static_cast<uint16_t>(std::stoi(log.substr(at + marker.size())));
+}
+
+// One GET /metrics; the whole HTTP response.
+inline std::string scrape(uint16_t port) {
+  RawClient http(port);
+  const std::string request = "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n";
+  http.send_bytes(bytes_of(request));
+  return string_of(http.read_until_eof());
+}
+
+// The value of an unlabelled metric; -2 when missing.
+inline int64_t metric(const std::string& page, const std::string& name) {
+  const size_t at = page.find("\n" + name + " ");
+  if (at == std::string::npos) return -2;
+  return std::stoll(page.substr(at + name.size() + 2));
+}
 
 }  // namespace spillway::testing

@@ -1,0 +1,55 @@
+// The /metrics endpoint of the real broker: Prometheus text with traffic per
+// topic, log sizes per partition, connections, latency histograms per api
+// and the heap allocation counter.
+#include <gtest/gtest.h>
+
+#include "broker_process.h"
+#include "broker_wire_client.h"
+
+namespace spillway::testing {
+namespace {
+
+bool has_line_with_value_at_least(const std::string& page, const std::string& prefix,
+                                  int64_t least) {
+  const size_t at = page.find("\n" + prefix + " ");
+  return at != std::string::npos && std::stoll(page.substr(at + prefix.size() + 2)) >= least;
+}
+
+TEST(BrokerMetrics, ServesCountersHistogramsAndGauges) {
+  BrokerProcess::Options options;
+  options.args = {"--metrics-listen", "127.0.0.1:0"};
+  auto broker = BrokerProcess::start(options);
+  ASSERT_TRUE(broker.ok()) << broker.status().to_string();
+  const uint16_t port = metrics_port(**broker);
+  ASSERT_NE(port, 0);
+  WireClient client((*broker)->port());
+  ASSERT_EQ(client.create_topic("m", 2), ErrorCode::kOk);
+  const auto batch = make_batch({{"a", "1"}, {"b", "2"}, {"c", "3"}});
+  ASSERT_EQ(client.produce("m", 1, batch)[0].code, ErrorCode::kOk);
+  ASSERT_EQ(records_in(client.fetch("m", 1, 0).records).size(), 3u);
+
+  const std::string page = scrape(port);
+  EXPECT_EQ(page.rfind("HTTP/1.1 200 OK", 0), 0u) << page.substr(0, 100);
+  EXPECT_TRUE(has_line_with_value_at_least(page, "spillway_connections", 1)) << page;
+  EXPECT_TRUE(
+      has_line_with_value_at_least(page, "spillway_topic_messages_in_total{topic=\"m\"}", 3));
+  EXPECT_TRUE(has_line_with_value_at_least(page, "spillway_topic_bytes_in_total{topic=\"m\"}",
+                                           static_cast<int64_t>(batch.size())));
+  EXPECT_TRUE(
+      has_line_with_value_at_least(page, "spillway_topic_messages_out_total{topic=\"m\"}", 3));
+  EXPECT_TRUE(has_line_with_value_at_least(
+      page, "spillway_partition_log_bytes{topic=\"m\",partition=\"1\"}",
+      static_cast<int64_t>(batch.size())));
+  EXPECT_TRUE(has_line_with_value_at_least(
+      page, "spillway_request_latency_seconds_count{api=\"Produce\"}", 1));
+  EXPECT_TRUE(has_line_with_value_at_least(
+      page, "spillway_request_latency_seconds_bucket{api=\"Fetch\",le=\"+Inf\"}", 1));
+  EXPECT_TRUE(has_line_with_value_at_least(page, "spillway_heap_allocations_total", 1));
+
+  RawClient other(port);
+  other.send_bytes(bytes_of("GET /nothing HTTP/1.1\r\n\r\n"));
+  EXPECT_EQ(string_of(other.read_until_eof()).rfind("HTTP/1.1 404", 0), 0u);
+}
+
+}  // namespace
+}  // namespace spillway::testing
