@@ -86,7 +86,12 @@ class ClientProducer final : public perf::PerfProducer {
 
   std::string send(std::span<const std::byte> payload, uint64_t origin_ns) override {
     // Wait for a free slot: the window of unacknowledged messages is full.
-    while (free_head_ == free_tail_.load(std::memory_order_acquire)) std::this_thread::yield();
+    // Block (futex) rather than spin: on a small machine the spinning
+    // sender would take the core the I/O thread and the broker need.
+    for (uint64_t tail = free_tail_.load(std::memory_order_acquire); free_head_ == tail;
+         tail = free_tail_.load(std::memory_order_acquire)) {
+      free_tail_.wait(tail, std::memory_order_acquire);
+    }
     Slot& slot = slots_[free_[free_head_ % window_]];
     ++free_head_;
     slot.origin_ns = origin_ns;
@@ -118,6 +123,8 @@ class ClientProducer final : public perf::PerfProducer {
     const uint64_t tail = self.free_tail_.load(std::memory_order_relaxed);
     self.free_[tail % self.window_] = slot.index;
     self.free_tail_.store(tail + 1, std::memory_order_release);
+    // Cheap when nobody waits (libstdc++ counts waiters before a futex wake).
+    self.free_tail_.notify_one();
   }
 
   std::string first_error() {
