@@ -66,6 +66,26 @@ struct Consumer::Impl {
     return Status::Ok();
   }
 
+  // Runs fn(Connection&) on the control connection; when that fails with
+  // kNotConnected (e.g. the broker closed an idle connection or restarted),
+  // once more on a new connection.
+  template <typename Fn>
+  auto with_control(Fn&& fn) -> decltype(fn(std::declval<Connection&>())) {
+    if (Status st = ensure_control(); !st.ok()) return st;
+    auto r = fn(*control);
+    if (r.ok() || r.status().code() != ErrorCode::kNotConnected) return r;
+    control.reset();
+    if (Status st = ensure_control(); !st.ok()) return st;
+    return fn(*control);
+  }
+  Result<std::vector<std::byte>> control_request(frame::ApiKey key,
+                                                 std::span<const std::byte> body) {
+    return with_control([&](Connection& c) { return c.request(key, 0, body); });
+  }
+  Result<TopicDescription> describe(std::string_view topic) {
+    return with_control([&](Connection& c) { return wire::describe_topic(c, topic); });
+  }
+
   Assigned* find(std::string_view topic, int32_t partition) {
     for (Assigned& a : assigned) {
       if (a.topic == topic && a.partition == partition) return &a;
@@ -107,8 +127,7 @@ Consumer::~Consumer() = default;
 
 Status Consumer::assign(std::string_view topic, std::span<const int32_t> partitions) {
   Impl& c = *impl_;
-  SPILLWAY_RETURN_IF_ERROR(c.ensure_control());
-  Result<TopicDescription> d = wire::describe_topic(*c.control, topic);
+  Result<TopicDescription> d = c.describe(topic);
   if (!d.ok()) return d.status();
   std::vector<int32_t> wanted(partitions.begin(), partitions.end());
   if (wanted.empty()) {
@@ -184,7 +203,6 @@ Status Consumer::Impl::resolve_positions() {
       i = j;
       continue;
     }
-    SPILLWAY_RETURN_IF_ERROR(ensure_control());
     const std::string& topic = assigned[i].topic;
     if (!options.group_id.empty()) {
       std::vector<int32_t> parts;
@@ -194,7 +212,7 @@ Status Consumer::Impl::resolve_positions() {
       if (!parts.empty()) {
         std::vector<std::byte> body;
         wire::encode_fetch_offsets_request(options.group_id, topic, parts, body);
-        Result<std::vector<std::byte>> r = control->request(frame::ApiKey::kFetchOffsets, 0, body);
+        Result<std::vector<std::byte>> r = control_request(frame::ApiKey::kFetchOffsets, body);
         if (!r.ok()) return r.status();
         Status bad;
         SPILLWAY_RETURN_IF_ERROR(
@@ -212,7 +230,7 @@ Status Consumer::Impl::resolve_positions() {
     bool still = false;
     for (std::size_t k = i; k < j; ++k) still |= assigned[k].position < 0;
     if (still) {
-      Result<TopicDescription> d = wire::describe_topic(*control, topic);
+      Result<TopicDescription> d = describe(topic);
       if (!d.ok()) return d.status();
       for (std::size_t k = i; k < j; ++k) {
         Assigned& a = assigned[k];
@@ -372,6 +390,7 @@ Result<ConsumerRecords> Consumer::poll(std::chrono::milliseconds timeout) {
   c.arena_used = 0;
   if (c.assigned.empty()) return Status(ErrorCode::kInvalidArgument, "no partition is assigned");
   const Clock::time_point deadline = Clock::now() + timeout;
+  bool reconnected = false;
   for (;;) {
     if (!c.pending.empty()) {
       SPILLWAY_RETURN_IF_ERROR(c.drain_pending());
@@ -387,9 +406,19 @@ Result<ConsumerRecords> Consumer::poll(std::chrono::milliseconds timeout) {
                           c.options.request_timeout + c.options.fetch_max_wait));
     }
     const auto wait = std::clamp(left, std::chrono::milliseconds(0), c.options.fetch_max_wait);
-    SPILLWAY_RETURN_IF_ERROR(c.send_fetch(wait));
-    Result<wire::Response> response = c.fetch.read_response(c.options.max_response_bytes);
-    if (!response.ok()) return response.status();
+    Status sent = c.send_fetch(wait);
+    Result<wire::Response> response =
+        sent.ok() ? c.fetch.read_response(c.options.max_response_bytes) : std::move(sent);
+    if (!response.ok()) {
+      // A connection the broker closed while we were not looking (idle
+      // timeout, restart) gets one fresh attempt within this poll.
+      if (response.status().code() != ErrorCode::kNotConnected || reconnected) {
+        return response.status();
+      }
+      reconnected = true;
+      c.fetch.close();
+      continue;
+    }
     SPILLWAY_RETURN_IF_ERROR(c.take_response_into_pending(*response));
     if (c.pending.empty() && Clock::now() >= deadline) return ConsumerRecords(c.records);
   }
@@ -418,7 +447,7 @@ Status Consumer::commit(std::span<const TopicPartitionOffset> offsets) {
                    [](const auto& a, const auto& b) { return a.topic < b.topic; });
   std::vector<std::byte> body;
   wire::encode_commit_offsets_request(c.options.group_id, sorted, body);
-  Result<std::vector<std::byte>> r = c.control->request(frame::ApiKey::kCommitOffsets, 0, body);
+  Result<std::vector<std::byte>> r = c.control_request(frame::ApiKey::kCommitOffsets, body);
   if (!r.ok()) return r.status();
   Status bad;
   SPILLWAY_RETURN_IF_ERROR(
@@ -440,7 +469,7 @@ Result<int64_t> Consumer::committed(std::string_view topic, int32_t partition) {
   std::vector<std::byte> body;
   const int32_t parts[] = {partition};
   wire::encode_fetch_offsets_request(c.options.group_id, topic, parts, body);
-  Result<std::vector<std::byte>> r = c.control->request(frame::ApiKey::kFetchOffsets, 0, body);
+  Result<std::vector<std::byte>> r = c.control_request(frame::ApiKey::kFetchOffsets, body);
   if (!r.ok()) return r.status();
   int64_t offset = -1;
   Status bad;
@@ -456,8 +485,7 @@ Result<int64_t> Consumer::committed(std::string_view topic, int32_t partition) {
 }
 
 Result<TopicDescription> Consumer::describe(std::string_view topic) {
-  SPILLWAY_RETURN_IF_ERROR(impl_->ensure_control());
-  return wire::describe_topic(*impl_->control, topic);
+  return impl_->describe(topic);
 }
 
 }  // namespace spillway

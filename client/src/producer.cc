@@ -179,6 +179,7 @@ struct Producer::Impl {
   uint64_t accepted = 0;   // sends taken (including those failed at once)
   uint64_t completed = 0;  // callbacks run
   uint64_t failed = 0;
+  std::size_t buffered = 0;     // staged entry bytes not yet completed
   Status first_error;           // of any record since creation
   Status first_error_in_flush;  // since the last flush() returned
   int flushing = 0;
@@ -334,6 +335,21 @@ void Producer::Impl::send(std::string_view topic, std::span<const std::byte> key
   if (partition < 0) {
     partition = key.empty() ? t->sticky : KeyPartitioner::partition(key, t->partitions);
   }
+  if (buffered > 0 && buffered + size > options.buffer_bytes &&
+      std::this_thread::get_id() != io.get_id()) {
+    wake();
+    cv.wait_until(lk, Clock::now() + options.delivery_timeout,
+                  [&] { return buffered == 0 || buffered + size <= options.buffer_bytes || stop; });
+    if (stop || (buffered > 0 && buffered + size > options.buffer_bytes)) {
+      fail_now(lk,
+               Status(stop ? ErrorCode::kShuttingDown : ErrorCode::kResourceExhausted,
+                      stop ? std::string("the producer is closed")
+                           : "producer buffer (" + std::to_string(options.buffer_bytes) +
+                                 " bytes) still full after the delivery timeout"),
+               t->name, partition, cb);
+      return;
+    }
+  }
   const Clock::time_point now = Clock::now();
   PartitionState& p = t->parts[static_cast<std::size_t>(partition)];
   Batch* b = p.tail;
@@ -395,6 +411,7 @@ void Producer::Impl::send(std::string_view topic, std::span<const std::byte> key
   b->staging.advance(size);
   ++b->count;
   b->bytes += size;
+  buffered += size;
   ++accepted;
   if (b->bytes >= options.batch_bytes) {
     b->sealed = true;
@@ -424,7 +441,11 @@ void Producer::Impl::run() {
       run_callbacks(done);
       break;
     }
-    if (!channel.is_open()) {
+    bool want_metadata = false;
+    for (auto& [name, t] : topics) want_metadata |= t->metadata_wanted;
+    // Connect when there is something to send; an idle producer whose
+    // connection the broker closed stays disconnected until then.
+    if (!channel.is_open() && (!idle || want_metadata)) {
       if (now >= reconnect_at) {
         lk.unlock();
         Status st =
@@ -470,8 +491,9 @@ void Producer::Impl::run() {
     wait = std::clamp(wait, std::chrono::milliseconds(0), std::chrono::milliseconds(100));
     bool readable;
     if (channel.is_open()) {
-      readable = ring_size > 0 && channel.wait_readable(wait, wake_fd);
-      if (ring_size == 0) channel.wait_readable(wait, wake_fd);
+      // Readable with nothing in flight means the broker closed an idle
+      // connection (EOF); reading it notices and closes our side.
+      readable = channel.wait_readable(wait, wake_fd);
     } else {
       pollfd pfd{wake_fd, POLLIN, 0};
       ::poll(&pfd, 1, static_cast<int>(wait.count()));
@@ -818,6 +840,7 @@ void Producer::Impl::run_callbacks(Batch* done) {
   std::lock_guard lk(mu);
   while (ordered) {
     Batch* next = ordered->next;
+    buffered -= ordered->bytes;
     free_batch(ordered);
     ordered = next;
   }
@@ -859,8 +882,9 @@ Result<std::unique_ptr<Producer>> Producer::create(ProducerOptions options) {
   if (options.max_in_flight < 1) {
     return Status(ErrorCode::kInvalidArgument, "max_in_flight must be at least 1");
   }
-  if (options.batch_bytes < 1 || options.retries < 0 || options.linger.count() < 0 ||
-      options.delivery_timeout.count() <= 0 || options.request_timeout.count() <= 0) {
+  if (options.batch_bytes < 1 || options.buffer_bytes < 1 || options.retries < 0 ||
+      options.linger.count() < 0 || options.delivery_timeout.count() <= 0 ||
+      options.request_timeout.count() <= 0) {
     return Status(ErrorCode::kInvalidArgument,
                   "batch_bytes, retries, linger and the timeouts must not be negative");
   }

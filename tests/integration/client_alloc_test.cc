@@ -9,10 +9,12 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "alloc_counter.h"
 #include "broker_process.h"
 #include "spillway/admin.h"
+#include "spillway/common/buffer_pool.h"
 #include "spillway/consumer.h"
 #include "spillway/producer.h"
 
@@ -66,9 +68,27 @@ TEST_F(ClientAlloc, ProducerSendToDeliveryAllocatesNothingPerMessage) {
   ProducerOptions o;
   o.bootstrap = broker_->address();
   o.linger = std::chrono::milliseconds(1);
+  // A small buffer: the warm-up runs into it, so the pooled memory in use
+  // has reached its peak before the measured rounds.
+  o.buffer_bytes = 1u << 20;
+  o.batch_bytes = 64u << 10;
   auto producer = Producer::create(o);
   ASSERT_TRUE(producer.ok());
   Counter counter;
+  // The global pool gets a stock well above what the producer can hold
+  // (buffer_bytes, plus the request being framed), so the measured rounds
+  // see per-message behaviour, not the pool growing to a new high-water
+  // mark when thread caches happen to hold more idle segments than before.
+  {
+    std::vector<std::byte*> stock;
+    const int per_class[BufferPool::kNumClasses] = {256, 128, 64, 16, 8};  // ~22 MiB
+    for (std::size_t c = 0; c < BufferPool::kNumClasses; ++c) {
+      for (int i = 0; i < per_class[c]; ++i) {
+        stock.push_back(BufferPool::global().rent(BufferPool::kClassSizes[c]).data());
+      }
+    }
+    for (std::byte* b : stock) BufferPool::global().give_back(b);
+  }
   // Warm up: metadata, batch objects, pooled segments, response buffer.
   for (int i = 0; i < 2; ++i) send_batch(**producer, counter, 80'000);
   const uint64_t small = send_batch(**producer, counter, 20'000);

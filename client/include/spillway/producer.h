@@ -18,8 +18,9 @@
 // pending. In the steady state send and delivery allocate nothing.
 //
 // Concurrency: send(), flush() and close() may be called from any thread.
-// Callbacks run on the I/O thread; they may call send() but must not call
-// flush() or close() (those wait for the I/O thread).
+// Callbacks run on the I/O thread; they may call send() for a topic the
+// producer already knows, but must not call flush() or close() (those wait
+// for the I/O thread).
 #pragma once
 
 #include <chrono>
@@ -50,6 +51,10 @@ struct ProducerOptions {
   std::chrono::milliseconds linger{5};
   // A batch is sent once its records reach this many bytes (estimated).
   std::size_t batch_bytes = 256u << 10;
+  // Bytes of records queued or in flight at most; send() waits (up to
+  // delivery_timeout, then fails with kResourceExhausted) while a record
+  // would pass it. Bounds the producer's memory.
+  std::size_t buffer_bytes = 32u << 20;
   ProducerCompression compression = ProducerCompression::kNone;
   int zstd_level = 3;
   // Produce requests outstanding on the connection at once (>= 1).
@@ -109,7 +114,8 @@ class Producer {
   Producer& operator=(const Producer&) = delete;
 
   // Queues one record; `cb` is called exactly once with the outcome. The
-  // bytes are copied before send returns. An empty key means no key (the
+  // bytes are copied before send returns. Waits while buffer_bytes are in
+  // use (not when called from a callback: there it never waits). An empty key means no key (the
   // record is placed sticky); `partition` >= 0 overrides the partitioner.
   // The first send to a topic waits (up to delivery_timeout) for its
   // partition count from the broker; an unknown topic fails the callback
