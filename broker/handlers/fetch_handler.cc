@@ -15,9 +15,11 @@ namespace spillway::broker {
 
 namespace {
 
-// Largest response a fetch builds, whatever the client asks: responses are
-// held in pooled memory until written, so this bounds memory per request.
-constexpr int64_t kMaxFetchResponseBytes = 64 << 20;
+// Largest response a fetch builds, whatever the client asks (plus the first
+// batch, always sent whole): responses are held in pooled memory until
+// written, so this and max_in_flight_per_connection bound a connection's
+// memory.
+constexpr int64_t kMaxFetchResponseBytes = 8 << 20;
 constexpr size_t kCopyChunk = 64 << 10;
 
 struct FetchState final : ExchangeState {

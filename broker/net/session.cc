@@ -11,7 +11,10 @@ namespace spillway::broker {
 
 namespace {
 constexpr size_t kMaxBuffersPerWrite = 64;
-}
+// A body buffer grown past this for one large request is given back after
+// it, so idle connections do not each keep max_frame_bytes.
+constexpr size_t kKeepBodyBytes = 1 << 20;
+}  // namespace
 
 Session::Session(asio::ip::tcp::socket socket, SessionHost& host)
     : socket_(std::move(socket)), host_(host), idle_timer_(socket_.get_executor()) {
@@ -140,6 +143,10 @@ void Session::on_body(const asio::error_code& ec) {
       std::span<const std::byte>(header_.body_bytes ? body_.get() : nullptr, header_.body_bytes),
       *host_.context, shared_from_this(), &Session::on_finished, this);
   host_.dispatcher->dispatch(exchange);
+  if (body_capacity_ > kKeepBodyBytes) {
+    body_.reset();
+    body_capacity_ = 0;
+  }
   read_header();
 }
 
