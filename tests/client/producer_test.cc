@@ -11,6 +11,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "fake_broker.h"
@@ -245,6 +246,36 @@ TEST(Producer, CloseFailsWhatCannotBeDelivered) {
   }
   // After close, sends fail at once.
   EXPECT_EQ((*producer)->send("t", "k", "v").get().status().code(), ErrorCode::kShuttingDown);
+}
+
+TEST(Producer, ABufferSmallerThanTheLoadMakesSendWaitNotFail) {
+  FakeBroker broker;
+  broker.create_topic("t", 2);
+  ProducerOptions o = options_for(broker);
+  o.buffer_bytes = 4'096;
+  o.batch_bytes = 1'024;
+  auto producer = Producer::create(o);
+  ASSERT_TRUE(producer.ok());
+  Deliveries d;
+  const std::string value(200, 'x');
+  for (int i = 0; i < 2'000; ++i) (*producer)->send("t", {}, bytes(value), {}, d.cb());
+  ASSERT_TRUE((*producer)->close().ok());
+  EXPECT_EQ(d.all.size(), 2'000u);
+  EXPECT_EQ(d.failures(), 0u);
+  EXPECT_EQ(broker.records("t", 0).size() + broker.records("t", 1).size(), 2'000u);
+}
+
+TEST(Producer, ReconnectsAfterTheBrokerClosedAnIdleConnection) {
+  FakeBroker broker;
+  broker.create_topic("t", 1);
+  auto producer = Producer::create(options_for(broker));
+  ASSERT_TRUE(producer.ok());
+  ASSERT_TRUE((*producer)->send("t", "k", "before").get().ok());
+  broker.drop_connections();
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // let the producer see it
+  Result<RecordMetadata> after = (*producer)->send("t", "k", "after").get();
+  ASSERT_TRUE(after.ok()) << after.status().to_string();
+  EXPECT_EQ(after->offset, 1);
 }
 
 TEST(Producer, RejectsBadOptions) {
