@@ -47,6 +47,9 @@ void Partition::append(std::span<std::byte> batch, std::byte* rented, bool durab
     deliver(reply, std::move(r));
     return;
   }
+  // A running total (summing the segments is O(segments)); tick() and
+  // retention recompute it exactly.
+  size_bytes_.fetch_add(batch.size(), std::memory_order_relaxed);
   r.base_offset = appended->base_offset;
   r.last_offset = appended->last_offset;
   r.log_start_offset = log_->log_start_offset();
@@ -151,7 +154,6 @@ void Partition::publish() {
   const int64_t hw = log_->high_watermark();
   const int64_t before = high_watermark_.exchange(hw, std::memory_order_relaxed);
   log_start_.store(log_->log_start_offset(), std::memory_order_relaxed);
-  size_bytes_.store(log_->size_bytes(), std::memory_order_relaxed);
   if (hw == before || fetch_waiters_.empty()) return;
   for (FetchWaiter& w : fetch_waiters_) {
     if (w.armed->load(std::memory_order_acquire) != w.generation) continue;
@@ -166,6 +168,7 @@ void Partition::tick() {
   if (Status st = log_->tick(); !st.ok()) {
     spdlog::error("partition {}-{}: interval flush failed: {}", topic_, index_, st.message());
   }
+  size_bytes_.store(log_->size_bytes(), std::memory_order_relaxed);
   publish();
 }
 
@@ -178,6 +181,7 @@ void Partition::enforce_retention() {
   } else if (*deleted > 0) {
     spdlog::info("partition {}-{}: retention deleted {} segment(s)", topic_, index_, *deleted);
   }
+  size_bytes_.store(log_->size_bytes(), std::memory_order_relaxed);
   publish();
 }
 
