@@ -222,5 +222,27 @@ TEST(BrokerBadInput, ClientThatPipelinesWithoutReadingCannotGrowBrokerMemoryWith
   EXPECT_LT(rss_after - rss_before, 64 * 1024) << rss_before << " -> " << rss_after;
 }
 
+TEST(BrokerBadInput, ConnectionsBeyondMaxConnectionsAreClosedAndLogged) {
+  auto broker = start({"--max-connections", "3"});
+  ASSERT_TRUE(broker);
+  std::vector<std::unique_ptr<WireClient>> held;
+  for (int i = 0; i < 3; ++i) {
+    held.push_back(std::make_unique<WireClient>(broker->port()));
+    ASSERT_FALSE(held.back()->api_versions_round_trip(1).empty()) << i;
+  }
+  WireClient extra(broker->port());
+  EXPECT_TRUE(extra.api_versions_round_trip(1).empty());
+  EXPECT_NE(broker->log().find("max_connections (3) reached"), std::string::npos);
+  // Those within the limit still work, and a freed slot is usable again.
+  EXPECT_FALSE(held[0]->api_versions_round_trip(2).empty());
+  held.pop_back();
+  bool served = false;
+  for (int attempt = 0; attempt < 100 && !served; ++attempt) {
+    WireClient again(broker->port());
+    served = !again.api_versions_round_trip(3).empty();
+  }
+  EXPECT_TRUE(served);
+}
+
 }  // namespace
 }  // namespace spillway::testing
