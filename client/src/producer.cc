@@ -350,6 +350,11 @@ void Producer::Impl::send(std::string_view topic, std::span<const std::byte> key
       return;
     }
   }
+  if (closed) {  // close() ran while this send waited above
+    fail_now(lk, Status(ErrorCode::kShuttingDown, "the producer is closed"), t->name, partition,
+             cb);
+    return;
+  }
   const Clock::time_point now = Clock::now();
   PartitionState& p = t->parts[static_cast<std::size_t>(partition)];
   Batch* b = p.tail;
