@@ -3,7 +3,8 @@
 #
 # Starts spillway-broker with, in increasing precedence:
 #   1. the config file $SPILLWAY_CONFIG (default /etc/spillway/broker.toml;
-#      mount your own over it, or set SPILLWAY_CONFIG="" for built-in defaults),
+#      mount your own over it, or set SPILLWAY_CONFIG="" for built-in
+#      defaults; a --config/-c argument replaces it),
 #   2. environment variables SPILLWAY_<FLAG> (the flag name in upper case with
 #      '-' as '_', e.g. SPILLWAY_LOG_LEVEL=debug -> --log-level debug),
 #   3. flags given as the container's arguments (`docker run IMAGE --threads 2`).
@@ -33,7 +34,7 @@ given_as_argument() {
   shift
   for arg in "$@"; do
     case "$arg" in
-      "--$want" | "--$want="*) return 0 ;;
+      "--$want" | "--$want="* | "-$want") return 0 ;;
     esac
   done
   return 1
@@ -63,7 +64,7 @@ while [ "$count" -gt 0 ]; do
 done
 
 config=${SPILLWAY_CONFIG-/etc/spillway/broker.toml}
-if [ -n "$config" ]; then
+if [ -n "$config" ] && ! given_as_argument config "$@" && ! given_as_argument c "$@"; then
   set -- --config "$config" "$@"
 fi
 exec spillway-broker "$@"

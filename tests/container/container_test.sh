@@ -109,6 +109,8 @@ say "entrypoint [$entrypoint] healthcheck [$healthcheck] user [$user]"
 healthcheck=${healthcheck#CMD }
 [[ -n "$user" && "$user" != root* && "$user" != 0* ]] || fail "the image's USER is '$user', not a non-root user"
 inspect '{{json .Config.Volumes}}' | grep -q '"/var/lib/spillway"' || fail "no VOLUME /var/lib/spillway"
+ports=$(inspect '{{json .Config.ExposedPorts}}')
+[[ "$ports" == *'"9092/tcp"'* && "$ports" == *'"9644/tcp"'* ]] || fail "the image exposes $ports, not 9092 and 9644"
 
 new_container() {
   local c
@@ -277,6 +279,15 @@ start_broker broker2 -- --threads 1
 check_running_as_non_root broker2
 # A flag given as the container's argument wins over SPILLWAY_THREADS=2.
 grep -q ' 1 thread(s)' "$work/broker2.log" || { cat "$work/broker2.log" >&2; fail "--threads 1 did not override SPILLWAY_THREADS"; }
+# SPILLWAY_METRICS_LISTEN reached it too: /metrics answers over HTTP.
+metrics_port=$(sed -n 's/.*metrics on 127\.0\.0\.1:\([0-9]*\) .*/\1/p' "$work/broker2.log" | head -n 1)
+[[ -n "$metrics_port" ]] || { cat "$work/broker2.log" >&2; fail "broker2 did not log its metrics address"; }
+exec 3<>"/dev/tcp/127.0.0.1/$metrics_port"
+printf 'GET /metrics HTTP/1.0\r\nHost: localhost\r\n\r\n' >&3
+timeout 10 cat <&3 >"$work/metrics.txt" || true
+exec 3<&-
+head -n 1 "$work/metrics.txt" | grep -q ' 200' || { head -n 5 "$work/metrics.txt" >&2; fail "GET /metrics did not answer 200"; }
+say "broker2: /metrics on port $metrics_port answers 200 ($(grep -vc '^#' "$work/metrics.txt") lines)"
 if [[ $produce_consume == yes ]]; then
   "$cli" consume "$topic" --from-beginning --exit-at-end --timeout-ms 20000 \
     --broker "127.0.0.1:$broker_port" >"$work/consumed.txt" 2>"$work/consume.err" ||
