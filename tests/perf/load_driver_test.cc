@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "alloc_counter.h"
 #include "spillway/perf/rate_schedule.h"
 
 namespace spillway::perf {
@@ -199,6 +200,48 @@ TEST(LoadDriver, EndToEndDeliversEveryMessageAndMeasuresEach) {
   ASSERT_NE(out.result.latency, nullptr);
   EXPECT_EQ(out.result.latency->count(), 3'000u);
   EXPECT_EQ(out.result.mode, "e2e");
+}
+
+// Counts the sending thread's heap allocations between its first and its
+// last send: what the harness's own loop allocates per message. The counts
+// live in the test (the harness destroys its producers before returning).
+struct SendCounts {
+  uint64_t sends = 0, first = 0, last = 0;
+};
+
+class CountingProducer : public PerfProducer {
+ public:
+  CountingProducer(AckRecorder& recorder, SendCounts* counts)
+      : recorder_(recorder), counts_(counts) {}
+  std::string send(std::span<const std::byte>, uint64_t origin_ns) override {
+    const uint64_t now = spillway::testing::thread_allocation_count();
+    if (counts_->sends++ == 0) counts_->first = now;
+    counts_->last = now;
+    recorder_.acked(origin_ns, true);
+    return "";
+  }
+  std::string flush() override { return ""; }
+
+ private:
+  AckRecorder& recorder_;
+  SendCounts* counts_;
+};
+
+TEST(LoadDriver, SendLoopAllocatesNothingPerMessage) {
+  for (uint64_t rate : {uint64_t{0}, uint64_t{200'000}}) {
+    SendCounts counts;
+    LoadPlan plan = quiet_plan();
+    plan.messages = 20'000;
+    plan.rate = rate;
+    const LoadOutcome out = run_produce(plan, [&](uint32_t, AckRecorder& recorder, std::string*) {
+      return std::unique_ptr<PerfProducer>(std::make_unique<CountingProducer>(recorder, &counts));
+    });
+    ASSERT_EQ(out.error, "");
+    EXPECT_EQ(out.result.messages, 20'000u);
+    EXPECT_EQ(out.result.latency->count(), 20'000u);
+    EXPECT_EQ(counts.sends, 20'000u);
+    EXPECT_EQ(counts.last - counts.first, 0u) << "rate " << rate;
+  }
 }
 
 }  // namespace
