@@ -194,10 +194,12 @@ void Partition::wake_waiters() {
   fetch_waiters_.clear();
 }
 
-void Partition::close() {
+void Partition::close(bool clean) {
   if (closed_) return;
   closed_ = true;
-  if (Status st = log_->close(); !st.ok()) {
+  if (!clean) {
+    // Deleted: its directory is already renamed away and about to go.
+  } else if (Status st = log_->close(); !st.ok()) {
     spdlog::warn("partition {}-{}: close: {}", topic_, index_, st.message());
   }
   // Everyone still waiting learns the partition is gone.

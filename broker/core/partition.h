@@ -90,9 +90,10 @@ class Partition : public std::enable_shared_from_this<Partition> {
   // broker is stopping and must not hold connections for max_wait_ms.
   void wake_waiters();
 
-  // Stops accepting work (after a delete or at shutdown) and closes the log
-  // cleanly. Later calls answer kUnknownTopic.
-  void close();
+  // Stops accepting work and, when `clean` (shutdown), closes the log
+  // cleanly; a deleted topic's log is just dropped. Later calls answer
+  // kUnknownTopic.
+  void close(bool clean = true);
 
   // Readable from any thread (metadata, metrics).
   int64_t high_watermark() const { return high_watermark_.load(std::memory_order_relaxed); }

@@ -312,7 +312,7 @@ Status TopicRegistry::remove(std::string_view name, asio::any_io_executor execut
           if (&p->owner() != core.context) return false;
           for (auto& mine : topic->partitions) {
             if (mine == p) {
-              p->close();
+              p->close(/*clean=*/false);
               return true;
             }
           }

@@ -48,6 +48,13 @@ Server::~Server() {
     shard->work.reset();
     shard->context.stop();
   }
+  // No thread runs the contexts now. Their unanswered exchanges hold the
+  // sessions alive; let go so the sessions die with their queued work.
+  for (auto& shard : shards_) {
+    std::vector<std::shared_ptr<Session>> live;
+    for (Session* session : shard->host.sessions) live.push_back(session->shared_from_this());
+    for (auto& session : live) session->abandon();
+  }
 }
 
 Status Server::open() {

@@ -53,6 +53,11 @@ void Session::stop() {
   if (!reading_) reader_done();
 }
 
+void Session::abandon() {
+  closed_ = true;  // nothing is written any more
+  for (auto& exchange : ring_) exchange->recycle();
+}
+
 std::byte* Session::body_buffer(size_t n) {
   if (n > body_capacity_) {
     body_ = std::make_unique_for_overwrite<std::byte[]>(n);

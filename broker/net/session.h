@@ -60,6 +60,11 @@ class Session : public std::enable_shared_from_this<Session> {
   // read, then closes the connection. Idempotent. Call on the session's thread.
   void stop();
 
+  // After a cut shutdown, once no thread runs the session's context any
+  // more: drops the hold its unanswered exchanges keep on it, so it is
+  // destroyed with the work still queued for it instead of leaking.
+  void abandon();
+
  private:
   // Reader: header, then body, then dispatch; paused while the ring is full.
   void read_header();
