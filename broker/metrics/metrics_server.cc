@@ -3,45 +3,64 @@
 
 #include <spdlog/spdlog.h>
 
-#include <asio/co_spawn.hpp>
-#include <asio/detached.hpp>
-#include <asio/experimental/as_tuple.hpp>
-#include <asio/use_awaitable.hpp>
+#include <array>
 #include <asio/write.hpp>
+#include <memory>
 
 namespace spillway::broker {
 
 namespace {
 
-constexpr auto kAsTuple = asio::experimental::as_tuple(asio::use_awaitable);
 constexpr size_t kMaxRequestBytes = 8 << 10;
 
-asio::awaitable<void> serve(asio::ip::tcp::socket socket, std::function<std::string()>* render) {
-  std::string request;
-  char buf[1024];
-  while (request.find("\r\n\r\n") == std::string::npos) {
-    auto [ec, n] = co_await socket.async_read_some(asio::buffer(buf), kAsTuple);
-    if (ec) co_return;
-    request.append(buf, n);
-    if (request.size() > kMaxRequestBytes) co_return;
+// One HTTP exchange: read the request head, answer, close. Callback-driven
+// (no coroutines) so it builds with every compiler the project supports.
+class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
+ public:
+  HttpConnection(asio::ip::tcp::socket socket, std::function<std::string()>* render)
+      : socket_(std::move(socket)), render_(render) {}
+
+  void read() {
+    socket_.async_read_some(asio::buffer(buf_),
+                            [self = shared_from_this()](const asio::error_code& ec, size_t n) {
+                              if (ec) return;
+                              self->request_.append(self->buf_.data(), n);
+                              if (self->request_.find("\r\n\r\n") != std::string::npos) {
+                                self->respond();
+                              } else if (self->request_.size() <= kMaxRequestBytes) {
+                                self->read();
+                              }
+                            });
   }
-  std::string status = "200 OK", body;
-  if (request.rfind("GET /metrics ", 0) == 0 || request.rfind("GET /metrics?", 0) == 0) {
-    body = (*render)();
-  } else if (request.rfind("GET ", 0) == 0) {
-    status = "404 Not Found";
-    body = "only /metrics is served\n";
-  } else {
-    status = "405 Method Not Allowed";
-    body = "only GET is served\n";
+
+ private:
+  void respond() {
+    std::string status = "200 OK", body;
+    if (request_.rfind("GET /metrics ", 0) == 0 || request_.rfind("GET /metrics?", 0) == 0) {
+      body = (*render_)();
+    } else if (request_.rfind("GET ", 0) == 0) {
+      status = "404 Not Found";
+      body = "only /metrics is served\n";
+    } else {
+      status = "405 Method Not Allowed";
+      body = "only GET is served\n";
+    }
+    response_ = "HTTP/1.1 " + status +
+                "\r\nContent-Type: text/plain; version=0.0.4\r\nContent-Length: " +
+                std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body;
+    asio::async_write(socket_, asio::buffer(response_),
+                      [self = shared_from_this()](const asio::error_code&, size_t) {
+                        asio::error_code ignored;
+                        self->socket_.shutdown(asio::socket_base::shutdown_both, ignored);
+                      });
   }
-  const std::string response = "HTTP/1.1 " + status +
-                               "\r\nContent-Type: text/plain; version=0.0.4\r\nContent-Length: " +
-                               std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body;
-  co_await asio::async_write(socket, asio::buffer(response), kAsTuple);
-  asio::error_code ignored;
-  socket.shutdown(asio::socket_base::shutdown_both, ignored);
-}
+
+  asio::ip::tcp::socket socket_;
+  std::function<std::string()>* render_;
+  std::array<char, 1024> buf_;
+  std::string request_;
+  std::string response_;
+};
 
 }  // namespace
 
@@ -78,7 +97,7 @@ void MetricsServer::close() {
 void MetricsServer::accept_next() {
   acceptor_->async_accept([this](asio::error_code ec, asio::ip::tcp::socket socket) {
     if (ec == asio::error::operation_aborted || !acceptor_->is_open()) return;
-    if (!ec) asio::co_spawn(context_, serve(std::move(socket), &render_), asio::detached);
+    if (!ec) std::make_shared<HttpConnection>(std::move(socket), &render_)->read();
     accept_next();
   });
 }
