@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include <asio/post.hpp>
+#include <chrono>
 
 #include "core/task_pool.h"
 #include "spillway/common/buffer_pool.h"
@@ -12,8 +13,13 @@
 namespace spillway::broker {
 
 Partition::Partition(std::string topic, int32_t index, std::unique_ptr<storage::PartitionLog> log,
-                     asio::io_context& owner, asio::io_context& sync)
-    : topic_(std::move(topic)), index_(index), log_(std::move(log)), owner_(owner), sync_(sync) {
+                     asio::io_context& owner, asio::io_context& sync, int64_t flush_interval_ms)
+    : topic_(std::move(topic)),
+      index_(index),
+      log_(std::move(log)),
+      owner_(owner),
+      sync_(sync),
+      flush_interval_ms_(flush_interval_ms) {
   durable_waiters_.reserve(256);
   fetch_waiters_.reserve(64);
   high_watermark_.store(log_->high_watermark());
@@ -167,6 +173,15 @@ void Partition::tick() {
   if (closed_) return;
   if (Status st = log_->tick(); !st.ok()) {
     spdlog::error("partition {}-{}: interval flush failed: {}", topic_, index_, st.message());
+  }
+  if (flush_interval_ms_ > 0 && !flushing_ && log_->durable_offset() < log_->log_end_offset()) {
+    const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                            std::chrono::steady_clock::now().time_since_epoch())
+                            .count();
+    if (now - last_interval_flush_ms_ >= flush_interval_ms_) {
+      last_interval_flush_ms_ = now;
+      start_flush();  // on the sync thread
+    }
   }
   size_bytes_.store(log_->size_bytes(), std::memory_order_relaxed);
   publish();

@@ -62,8 +62,11 @@ class Partition : public std::enable_shared_from_this<Partition> {
  public:
   // `owner` runs every call; `sync` runs the blocking fdatasyncs. Both must
   // outlive the partition's pending work.
+  // `flush_interval_ms` > 0: the `interval` policy's periodic fdatasync,
+  // started by tick() and run on the sync thread (the log itself is opened
+  // with its own interval flush disabled so an append never blocks on one).
   Partition(std::string topic, int32_t index, std::unique_ptr<storage::PartitionLog> log,
-            asio::io_context& owner, asio::io_context& sync);
+            asio::io_context& owner, asio::io_context& sync, int64_t flush_interval_ms = 0);
 
   const std::string& topic() const { return topic_; }
   int32_t index() const { return index_; }
@@ -117,6 +120,8 @@ class Partition : public std::enable_shared_from_this<Partition> {
   std::unique_ptr<storage::PartitionLog> log_;
   asio::io_context& owner_;
   asio::io_context& sync_;
+  const int64_t flush_interval_ms_;
+  int64_t last_interval_flush_ms_ = 0;
   bool flushing_ = false;
   bool closed_ = false;
   bool stopping_ = false;  // wake_waiters() ran: later waiters are woken at once

@@ -93,7 +93,11 @@ Result<std::shared_ptr<Topic>> TopicRegistry::open_topic(const std::string& name
   log_config.segment_bytes = static_cast<uint64_t>(config.segment_bytes);
   log_config.max_batch_bytes = static_cast<uint32_t>(config_.max_batch_bytes);
   log_config.flush_policy = config.flush_policy;
-  log_config.flush_interval_ms = config_.flush_interval_ms;
+  // The interval fdatasync is the Partition's job (on the sync thread); the
+  // log's own, which would run inside an append on the owner core, is off.
+  const bool interval = config.flush_policy == storage::FlushPolicy::kInterval;
+  log_config.flush_interval_ms = interval ? INT64_MAX / 2 : config_.flush_interval_ms;
+  if (interval) log_config.flush_interval_bytes = UINT64_MAX;
   log_config.retention_bytes = config.retention_bytes;
   log_config.retention_ms = config.retention_ms;
   if (Status st = log_config.validate(); !st.ok()) {
@@ -105,7 +109,8 @@ Result<std::shared_ptr<Topic>> TopicRegistry::open_topic(const std::string& name
     if (!log.ok()) return log.status();
     Core& owner = *cores_[owner_of(name, p)];
     topic->partitions.push_back(
-        std::make_shared<Partition>(name, p, std::move(*log), *owner.context, owner.sync));
+        std::make_shared<Partition>(name, p, std::move(*log), *owner.context, owner.sync,
+                                    interval ? config_.flush_interval_ms : 0));
   }
   return topic;
 }
