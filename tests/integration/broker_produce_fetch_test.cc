@@ -216,6 +216,38 @@ TEST(BrokerProduce, UnsetPartitionRoutesByKeyLikeKafka) {
   EXPECT_EQ(seen, 200u);
 }
 
+TEST(BrokerProduce, DurableAcksSurviveSigkillOnBothFlushPolicies) {
+  TempDir dir;
+  {
+    auto broker = start_broker({"--flush-interval-ms", "3600000"}, dir.path());
+    ASSERT_TRUE(broker);
+    WireClient client(broker->port());
+    ASSERT_EQ(client.create_topic("d", 1, "durable"), ErrorCode::kOk);
+    ASSERT_EQ(client.create_topic("i", 1, "interval"), ErrorCode::kOk);
+    for (int n = 0; n < 20; ++n) {
+      const auto batch = make_batch({{"k", "m" + std::to_string(n)}});
+      ASSERT_EQ(client.produce("d", 0, batch, Acks::kLeader)[0].code, ErrorCode::kOk);
+      ASSERT_EQ(client.produce("i", 0, batch, Acks::kDurable)[0].code, ErrorCode::kOk);
+    }
+    // Under `durable` every append is synced before readers see it, so a
+    // fetch seeing all 20 means all 20 are on disk.
+    int64_t hw = 0;
+    for (int attempt = 0; attempt < 200 && hw < 20; ++attempt) {
+      hw = client.fetch("d", 0, hw, 5000).high_watermark;  // long-polls past hw
+    }
+    EXPECT_EQ(hw, 20);
+    ::kill(broker->pid(), SIGKILL);
+  }
+  auto broker = start_broker({}, dir.path());
+  ASSERT_TRUE(broker);
+  WireClient client(broker->port());
+  for (const char* topic : {"d", "i"}) {
+    auto records = records_in(client.fetch(topic, 0, 0).records);
+    ASSERT_EQ(records.size(), 20u) << topic;
+    EXPECT_EQ(records.back().value, "m19");
+  }
+}
+
 TEST(BrokerOffsets, CommitAndFetchSurviveARestart) {
   TempDir dir;
   const auto commit = [](WireClient& client, std::string_view group, int32_t partition,
