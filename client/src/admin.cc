@@ -1,7 +1,9 @@
 // Admin: administrative calls over one Connection.
 #include "spillway/admin.h"
 
-#include "wire.h"
+#include "metadata.h"
+#include "request_body.h"
+#include "spillway/common/messages/topics.h"
 
 namespace spillway {
 
@@ -28,21 +30,27 @@ Result<PingReply> Admin::ping() {
 }
 
 Status Admin::create_topic(std::string_view name, const TopicOptions& options) {
-  std::vector<std::byte> body;
-  wire::encode_create_topic_request(
-      {name, options.partitions, options.flush_policy, options.retention_bytes,
-       options.retention_ms, options.segment_bytes},
-      body);
+  const messages::CreateTopicsRequest request{name,
+                                              options.partitions,
+                                              options.flush_policy,
+                                              options.retention_bytes,
+                                              options.retention_ms,
+                                              options.segment_bytes};
+  Result<std::vector<std::byte>> body = wire::encode_body(
+      [&](WriteBuffer& out) { return messages::encode_create_topics_request(request, out); });
+  if (!body.ok()) return body.status();
   Result<std::vector<std::byte>> response =
-      connection_.request(frame::ApiKey::kCreateTopics, 0, body);
+      connection_.request(frame::ApiKey::kCreateTopics, messages::kCreateTopicsVersion, *body);
   return response.ok() ? Status::Ok() : response.status();
 }
 
 Status Admin::delete_topic(std::string_view name) {
-  std::vector<std::byte> body;
-  wire::encode_delete_topic_request(name, body);
+  const messages::DeleteTopicsRequest request{name};
+  Result<std::vector<std::byte>> body = wire::encode_body(
+      [&](WriteBuffer& out) { return messages::encode_delete_topics_request(request, out); });
+  if (!body.ok()) return body.status();
   Result<std::vector<std::byte>> response =
-      connection_.request(frame::ApiKey::kDeleteTopics, 0, body);
+      connection_.request(frame::ApiKey::kDeleteTopics, messages::kDeleteTopicsVersion, *body);
   return response.ok() ? Status::Ok() : response.status();
 }
 

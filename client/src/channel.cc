@@ -12,7 +12,27 @@
 #include <cerrno>
 #include <cstring>
 
+#include "spillway/common/endian.h"
+
 namespace spillway::wire {
+
+Result<uint64_t> begin_frame(WriteBuffer& out, frame::ApiKey key, int16_t api_version,
+                             int32_t correlation_id) noexcept {
+  const uint64_t start = out.bytes_written();
+  std::byte header[frame::kRequestHeaderBytes];
+  frame::encode_request_header(
+      {static_cast<int16_t>(key), api_version, correlation_id, 0},
+      std::span<std::byte, frame::kRequestHeaderBytes>(header, frame::kRequestHeaderBytes));
+  SPILLWAY_RETURN_IF_ERROR(out.write(header));
+  return start;
+}
+
+void end_frame(WriteBuffer& out, uint64_t start) noexcept {
+  std::byte length[frame::kLengthBytes];
+  store_be<uint32_t>(length,
+                     static_cast<uint32_t>(out.bytes_written() - start - frame::kLengthBytes));
+  out.overwrite(start, length);
+}
 
 Status split_address(std::string_view address, std::string* host, std::string* port) {
   const size_t colon = address.rfind(':');

@@ -75,6 +75,14 @@ class Channel {
   std::size_t capacity_ = 0;
 };
 
+// Request framing into a WriteBuffer (the body in between is written with
+// common/messages): begin_frame() appends a request header with a
+// placeholder length and returns where the frame starts; end_frame() patches
+// that length once the body is complete. Errors: the buffer's refused write.
+Result<uint64_t> begin_frame(WriteBuffer& out, frame::ApiKey key, int16_t api_version,
+                             int32_t correlation_id) noexcept;
+void end_frame(WriteBuffer& out, uint64_t start) noexcept;
+
 // Splits "host:port" / "[v6]:port". Error: kInvalidArgument.
 Status split_address(std::string_view address, std::string* host, std::string* port);
 

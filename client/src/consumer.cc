@@ -6,8 +6,11 @@
 #include <algorithm>
 
 #include "channel.h"
+#include "metadata.h"
+#include "request_body.h"
+#include "spillway/common/messages/fetch.h"
+#include "spillway/common/messages/offsets.h"
 #include "spillway/connection.h"
-#include "wire.h"
 
 namespace spillway {
 
@@ -53,6 +56,10 @@ struct Consumer::Impl {
   std::size_t arena_used = 0;
   int32_t next_correlation_id = 1;
   std::byte request_scratch[4096];
+  // The Fetch request's topics and partitions, rebuilt by send_fetch() in
+  // storage kept across polls (so a steady poll loop allocates nothing).
+  std::vector<messages::FetchTopicRequest> fetch_topics;
+  std::vector<messages::FetchPartitionRequest> fetch_partitions;
 
   Status ensure_control() {
     if (control && control->is_open()) return Status::Ok();
@@ -81,6 +88,17 @@ struct Consumer::Impl {
   Result<std::vector<std::byte>> control_request(frame::ApiKey key,
                                                  std::span<const std::byte> body) {
     return with_control([&](Connection& c) { return c.request(key, 0, body); });
+  }
+  // One FetchOffsets round trip for `partitions` of `topic`: the response
+  // body.
+  Result<std::vector<std::byte>> fetch_offsets(std::string_view topic,
+                                               std::span<const int32_t> partitions) {
+    const messages::FetchOffsetsTopic topics[] = {{topic, partitions}};
+    const messages::FetchOffsetsRequest request{options.group_id, topics};
+    Result<std::vector<std::byte>> body = wire::encode_body(
+        [&](WriteBuffer& out) { return messages::encode_fetch_offsets_request(request, out); });
+    if (!body.ok()) return body.status();
+    return control_request(frame::ApiKey::kFetchOffsets, *body);
   }
   Result<TopicDescription> describe(std::string_view topic) {
     return with_control([&](Connection& c) { return wire::describe_topic(c, topic); });
@@ -210,20 +228,22 @@ Status Consumer::Impl::resolve_positions() {
         if (assigned[k].position == kResolveCommitted) parts.push_back(assigned[k].partition);
       }
       if (!parts.empty()) {
-        std::vector<std::byte> body;
-        wire::encode_fetch_offsets_request(options.group_id, topic, parts, body);
-        Result<std::vector<std::byte>> r = control_request(frame::ApiKey::kFetchOffsets, body);
+        Result<std::vector<std::byte>> r = fetch_offsets(topic, parts);
         if (!r.ok()) return r.status();
+        Result<messages::FetchOffsetsResponse> decoded =
+            messages::decode_fetch_offsets_response(*r);
+        if (!decoded.ok()) return decoded.status();
         Status bad;
-        SPILLWAY_RETURN_IF_ERROR(
-            wire::for_each_offset_result(*r, true, [&](const wire::OffsetResult& o) {
-              if (o.error != ErrorCode::kOk) {
-                if (bad.ok()) bad = Status(o.error, std::string(o.error_message));
-                return;
-              }
-              Assigned* a = find(o.topic, o.partition);
-              if (a && a->position == kResolveCommitted && o.offset >= 0) a->position = o.offset;
-            }));
+        for (const messages::FetchOffsetsTopicResult& t : decoded->topics) {
+          for (const messages::FetchOffsetsResult& o : t.results) {
+            if (o.error_code != ErrorCode::kOk) {
+              if (bad.ok()) bad = Status(o.error_code, std::string(o.error_message));
+              continue;
+            }
+            Assigned* a = find(t.name, o.partition);
+            if (a && a->position == kResolveCommitted && o.offset >= 0) a->position = o.offset;
+          }
+        }
         SPILLWAY_RETURN_IF_ERROR(bad);
       }
     }
@@ -253,29 +273,31 @@ Status Consumer::Impl::resolve_positions() {
 }
 
 Status Consumer::Impl::send_fetch(std::chrono::milliseconds wait) {
-  WriteBuffer out(request_scratch);
-  const uint64_t start = out.bytes_written();
-  SPILLWAY_RETURN_IF_ERROR(wire::begin_frame(out, frame::ApiKey::kFetch, next_correlation_id++));
-  SPILLWAY_RETURN_IF_ERROR(out.write_be<int32_t>(static_cast<int32_t>(wait.count())));
-  SPILLWAY_RETURN_IF_ERROR(out.write_be<int32_t>(1));
-  SPILLWAY_RETURN_IF_ERROR(out.write_be<int32_t>(options.fetch_max_bytes));
-  int32_t topics = 0;
-  for (std::size_t i = 0; i < assigned.size(); ++i) {
-    if (i == 0 || assigned[i].topic != assigned[i - 1].topic) ++topics;
+  // `assigned` is sorted by topic: each run of equal topics is one entry.
+  fetch_topics.clear();
+  fetch_partitions.clear();
+  for (const Assigned& a : assigned) {
+    fetch_partitions.push_back({a.partition, a.position, options.partition_max_bytes});
   }
-  SPILLWAY_RETURN_IF_ERROR(out.write_be<int32_t>(topics));
   for (std::size_t i = 0; i < assigned.size();) {
     std::size_t j = i;
     while (j < assigned.size() && assigned[j].topic == assigned[i].topic) ++j;
-    SPILLWAY_RETURN_IF_ERROR(wire::write_str(out, assigned[i].topic));
-    SPILLWAY_RETURN_IF_ERROR(out.write_be<int32_t>(static_cast<int32_t>(j - i)));
-    for (; i < j; ++i) {
-      SPILLWAY_RETURN_IF_ERROR(out.write_be<int32_t>(assigned[i].partition));
-      SPILLWAY_RETURN_IF_ERROR(out.write_be<int64_t>(assigned[i].position));
-      SPILLWAY_RETURN_IF_ERROR(out.write_be<int32_t>(options.partition_max_bytes));
-    }
+    fetch_topics.push_back({assigned[i].topic, std::span<const messages::FetchPartitionRequest>(
+                                                   fetch_partitions.data() + i, j - i)});
+    i = j;
   }
-  wire::end_frame(out, start);
+  messages::FetchRequest request;
+  request.max_wait_ms = static_cast<int32_t>(wait.count());
+  request.min_bytes = 1;
+  request.max_bytes = options.fetch_max_bytes;
+  request.topics = fetch_topics;
+
+  WriteBuffer out(request_scratch);
+  Result<uint64_t> start =
+      wire::begin_frame(out, frame::ApiKey::kFetch, messages::kFetchVersion, next_correlation_id++);
+  if (!start.ok()) return start.status();
+  SPILLWAY_RETURN_IF_ERROR(messages::encode_fetch_request(request, out));
+  wire::end_frame(out, *start);
   return fetch.send(out);
 }
 
@@ -283,29 +305,33 @@ Status Consumer::Impl::take_response_into_pending(const wire::Response& response
   if (response.error != ErrorCode::kOk) {
     return frame::decode_error_body(response.error, response.body);
   }
+  Result<messages::FetchResponse> decoded = messages::decode_fetch_response(response.body);
+  if (!decoded.ok()) return decoded.status();
   Status error;
-  Status st = wire::for_each_fetch_result(response.body, [&](const wire::FetchResult& r) {
-    Assigned* a = find(r.topic, r.partition);
-    if (!a) return;
-    if (r.error == ErrorCode::kOffsetOutOfRange) {
-      // Restart inside the valid range, per the reset policy.
-      a->position = options.reset == OffsetReset::kEarliest ? r.log_start_offset : r.high_watermark;
-      return;
-    }
-    if (r.error != ErrorCode::kOk) {
-      if (error.ok()) {
-        error = Status(r.error, r.topic.empty()
-                                    ? std::string(r.error_message)
-                                    : std::string(r.topic) + "/" + std::to_string(r.partition) +
-                                          ": " + std::string(r.error_message));
+  for (const messages::FetchTopicResult& t : decoded->topics) {
+    for (const messages::FetchPartitionResult& r : t.results) {
+      Assigned* a = find(t.name, r.partition);
+      if (!a) continue;
+      if (r.error_code == ErrorCode::kOffsetOutOfRange) {
+        // Restart inside the valid range, per the reset policy.
+        a->position =
+            options.reset == OffsetReset::kEarliest ? r.log_start_offset : r.high_watermark;
+        continue;
       }
-      return;
+      if (r.error_code != ErrorCode::kOk) {
+        if (error.ok()) {
+          error = Status(r.error_code, t.name.empty() ? std::string(r.error_message)
+                                                      : std::string(t.name) + "/" +
+                                                            std::to_string(r.partition) + ": " +
+                                                            std::string(r.error_message));
+        }
+        continue;
+      }
+      if (!r.records.empty()) {
+        pending.push_back({static_cast<std::size_t>(a - assigned.data()), r.records});
+      }
     }
-    if (!r.records.empty()) {
-      pending.push_back({static_cast<std::size_t>(a - assigned.data()), r.records});
-    }
-  });
-  SPILLWAY_RETURN_IF_ERROR(st);
+  }
   return error;
 }
 
@@ -445,19 +471,35 @@ Status Consumer::commit(std::span<const TopicPartitionOffset> offsets) {
   std::vector<TopicPartitionOffset> sorted(offsets.begin(), offsets.end());
   std::stable_sort(sorted.begin(), sorted.end(),
                    [](const auto& a, const auto& b) { return a.topic < b.topic; });
-  std::vector<std::byte> body;
-  wire::encode_commit_offsets_request(c.options.group_id, sorted, body);
-  Result<std::vector<std::byte>> r = c.control_request(frame::ApiKey::kCommitOffsets, body);
+  // One CommitOffsetsTopic per run of equal topics, viewing its entries.
+  std::vector<messages::CommitOffsetEntry> entries;
+  entries.reserve(sorted.size());
+  for (const TopicPartitionOffset& o : sorted) entries.push_back({o.partition, o.offset});
+  std::vector<messages::CommitOffsetsTopic> topics;
+  for (std::size_t i = 0; i < sorted.size();) {
+    std::size_t j = i;
+    while (j < sorted.size() && sorted[j].topic == sorted[i].topic) ++j;
+    topics.push_back(
+        {sorted[i].topic, std::span<const messages::CommitOffsetEntry>(entries.data() + i, j - i)});
+    i = j;
+  }
+  const messages::CommitOffsetsRequest request{c.options.group_id, topics};
+  Result<std::vector<std::byte>> body = wire::encode_body(
+      [&](WriteBuffer& out) { return messages::encode_commit_offsets_request(request, out); });
+  if (!body.ok()) return body.status();
+  Result<std::vector<std::byte>> r = c.control_request(frame::ApiKey::kCommitOffsets, *body);
   if (!r.ok()) return r.status();
-  Status bad;
-  SPILLWAY_RETURN_IF_ERROR(
-      wire::for_each_offset_result(*r, false, [&](const wire::OffsetResult& o) {
-        if (o.error != ErrorCode::kOk && bad.ok()) {
-          bad = Status(o.error, std::string(o.topic) + "/" + std::to_string(o.partition) + ": " +
-                                    std::string(o.error_message));
-        }
-      }));
-  return bad;
+  Result<messages::CommitOffsetsResponse> decoded = messages::decode_commit_offsets_response(*r);
+  if (!decoded.ok()) return decoded.status();
+  for (const messages::CommitOffsetsTopicResult& t : decoded->topics) {
+    for (const messages::PartitionError& o : t.results) {
+      if (o.error_code != ErrorCode::kOk) {
+        return Status(o.error_code, std::string(t.name) + "/" + std::to_string(o.partition) + ": " +
+                                        std::string(o.error_message));
+      }
+    }
+  }
+  return Status::Ok();
 }
 
 Result<int64_t> Consumer::committed(std::string_view topic, int32_t partition) {
@@ -466,20 +508,22 @@ Result<int64_t> Consumer::committed(std::string_view topic, int32_t partition) {
     return Status(ErrorCode::kInvalidArgument, "committed offsets need a consumer group id");
   }
   SPILLWAY_RETURN_IF_ERROR(c.ensure_control());
-  std::vector<std::byte> body;
   const int32_t parts[] = {partition};
-  wire::encode_fetch_offsets_request(c.options.group_id, topic, parts, body);
-  Result<std::vector<std::byte>> r = c.control_request(frame::ApiKey::kFetchOffsets, body);
+  Result<std::vector<std::byte>> r = c.fetch_offsets(topic, parts);
   if (!r.ok()) return r.status();
+  Result<messages::FetchOffsetsResponse> decoded = messages::decode_fetch_offsets_response(*r);
+  if (!decoded.ok()) return decoded.status();
   int64_t offset = -1;
   Status bad;
-  SPILLWAY_RETURN_IF_ERROR(wire::for_each_offset_result(*r, true, [&](const wire::OffsetResult& o) {
-    if (o.error != ErrorCode::kOk) {
-      bad = Status(o.error, std::string(o.error_message));
-    } else if (o.topic == topic && o.partition == partition) {
-      offset = o.offset;
+  for (const messages::FetchOffsetsTopicResult& t : decoded->topics) {
+    for (const messages::FetchOffsetsResult& o : t.results) {
+      if (o.error_code != ErrorCode::kOk) {
+        bad = Status(o.error_code, std::string(o.error_message));
+      } else if (t.name == topic && o.partition == partition) {
+        offset = o.offset;
+      }
     }
-  }));
+  }
   SPILLWAY_RETURN_IF_ERROR(bad);
   return offset;
 }

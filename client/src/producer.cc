@@ -24,10 +24,13 @@
 #include <vector>
 
 #include "channel.h"
+#include "metadata.h"
 #include "spillway/common/batch_builder.h"
 #include "spillway/common/endian.h"
 #include "spillway/common/key_partitioner.h"
-#include "wire.h"
+#include "spillway/common/messages/metadata.h"
+#include "spillway/common/messages/produce.h"
+#include "spillway/common/messages/produce_writer.h"
 
 namespace spillway {
 
@@ -289,6 +292,12 @@ void Producer::Impl::send(std::string_view topic, std::span<const std::byte> key
                                                    std::to_string(headers.size()) +
                                                    " headers is above the producer limit"),
              topic, partition, cb);
+    return;
+  }
+  if (topic.size() > UINT16_MAX) {
+    // A wire string: it could not be encoded into a Metadata or Produce request.
+    fail_now(lk, Status(ErrorCode::kInvalidArgument, "topic name above 65535 bytes"), topic,
+             partition, cb);
     return;
   }
   for (const Header& h : headers) {
@@ -561,20 +570,21 @@ void Producer::Impl::build_metadata_request() {
       t->metadata_in_flight = true;
     }
   }
-  std::vector<std::byte> body;
-  wire::encode_metadata_request(names, false, body);
+  messages::MetadataRequest body;
+  body.all_topics = false;
+  body.topics = names;
   InFlight& f = ring[(ring_head + ring_size) % ring.size()];
   f = InFlight{next_correlation_id++, true, nullptr, Clock::now()};
   ++ring_size;
-  const uint64_t start = request.bytes_written();
-  if (!wire::begin_frame(request, frame::ApiKey::kMetadata, f.correlation_id).ok() ||
-      !request.write(body).ok()) {
+  Result<uint64_t> start = wire::begin_frame(request, frame::ApiKey::kMetadata,
+                                             messages::kMetadataVersion, f.correlation_id);
+  if (!start.ok() || !messages::encode_metadata_request(body, request).ok()) {
     request.release();  // the send of an empty request is skipped; the
     --ring_size;        // topics are asked again on the next round
     for (auto& [name, t] : topics) t->metadata_in_flight = false;
     return;
   }
-  wire::end_frame(request, start);
+  wire::end_frame(request, *start);
 }
 
 // Takes the ready head batch of every partition that has none in flight.
@@ -616,48 +626,41 @@ Batch* Producer::Impl::collect_ready(Clock::time_point now) {
 // sealed batches belong to the I/O thread.
 void Producer::Impl::build_produce_request(Batch* batches, Batch** done) {
   const InFlight& f = ring[(ring_head + ring_size - 1) % ring.size()];
-  const uint64_t start = request.bytes_written();
   batch::BuilderOptions bo;
   bo.compression = options.compression == ProducerCompression::kZstd ? batch::Compression::kZstd
                                                                      : batch::Compression::kNone;
   bo.zstd_level = options.zstd_level;
-  Status st = wire::begin_frame(request, frame::ApiKey::kProduce, f.correlation_id);
-  if (st.ok()) st = request.write_u8(static_cast<uint8_t>(options.acks));
-  if (st.ok())
-    st = request.write_be<int32_t>(static_cast<int32_t>(options.request_timeout.count()));
-  uint64_t topic_count_pos = request.bytes_written();
-  if (st.ok()) st = request.write_be<int32_t>(0);
-  int32_t topic_count = 0;
-  TopicState* topic = nullptr;
-  uint64_t part_count_pos = 0;
-  int32_t part_count = 0;
-  for (Batch* b = batches; b && st.ok(); b = b->next) {
-    if (b->topic != topic) {
-      if (topic) wire::patch_i32(request, part_count_pos, part_count);
-      topic = b->topic;
-      ++topic_count;
-      part_count = 0;
-      st = wire::write_str(request, topic->name);
-      part_count_pos = request.bytes_written();
-      if (st.ok()) st = request.write_be<int32_t>(0);
-      if (!st.ok()) break;
+  Result<uint64_t> start = wire::begin_frame(request, frame::ApiKey::kProduce,
+                                             messages::kProduceVersion, f.correlation_id);
+  Status st = start.status();
+  if (st.ok()) {
+    // Each batch is built straight into the request, between the writer's
+    // begin_partition() and end_partition().
+    messages::ProduceRequestWriter w(request,
+                                     static_cast<messages::Acks>(static_cast<int8_t>(options.acks)),
+                                     static_cast<int32_t>(options.request_timeout.count()));
+    TopicState* topic = nullptr;
+    for (Batch* b = batches; b && st.ok(); b = b->next) {
+      if (b->topic != topic) {
+        topic = b->topic;
+        w.begin_topic(topic->name);
+      }
+      w.begin_partition(b->partition);
+      st = w.status();
+      if (st.ok()) st = builder.start(request, bo);
+      if (st.ok()) {
+        for_each_entry(*b, [&](const Entry& e) {
+          if (st.ok()) st = builder.append(e.record);
+        });
+      }
+      Result<std::size_t> size = st.ok() ? builder.finish() : Result<std::size_t>(st);
+      if (!size.ok()) {
+        st = size.status();
+        break;
+      }
+      w.end_partition();
     }
-    st = request.write_be<int32_t>(b->partition);
-    const uint64_t length_pos = request.bytes_written();
-    if (st.ok()) st = request.write_be<int32_t>(0);
-    if (st.ok()) st = builder.start(request, bo);
-    if (st.ok()) {
-      for_each_entry(*b, [&](const Entry& e) {
-        if (st.ok()) st = builder.append(e.record);
-      });
-    }
-    Result<std::size_t> size = st.ok() ? builder.finish() : Result<std::size_t>(st);
-    if (!size.ok()) {
-      st = size.status();
-      break;
-    }
-    wire::patch_i32(request, length_pos, static_cast<int32_t>(*size));
-    ++part_count;
+    if (st.ok()) st = w.finish();
   }
   if (!st.ok()) {
     // Cannot frame the request (no pooled memory): fail its batches rather
@@ -676,9 +679,7 @@ void Producer::Impl::build_produce_request(Batch* batches, Batch** done) {
     }
     return;
   }
-  if (topic) wire::patch_i32(request, part_count_pos, part_count);
-  wire::patch_i32(request, topic_count_pos, topic_count);
-  wire::end_frame(request, start);
+  wire::end_frame(request, *start);
 }
 
 // The connection is gone: every in-flight request fails with `why`
@@ -723,8 +724,7 @@ void Producer::Impl::handle_response(const wire::Response& response, Batch** don
   if (f.metadata) {
     std::vector<wire::TopicMetadata> answer;
     if (request_error.ok()) {
-      Result<std::vector<wire::TopicMetadata>> decoded =
-          wire::decode_metadata_response(response.body);
+      Result<std::vector<wire::TopicMetadata>> decoded = wire::decode_metadata(response.body);
       if (decoded.ok()) {
         answer = std::move(decoded).value();
       } else {
@@ -746,10 +746,7 @@ void Producer::Impl::handle_response(const wire::Response& response, Batch** don
         t->metadata_error =
             Status(ErrorCode::kUnknownTopic, "topic '" + t->name + "' does not exist");
       } else if (m->error != ErrorCode::kOk) {
-        std::string why =
-            m->error_message.empty() ? std::string(error_code_name(m->error)) : m->error_message;
-        if (why.find(t->name) == std::string::npos) why = "topic '" + t->name + "': " + why;
-        t->metadata_error = Status(m->error, std::move(why));
+        t->metadata_error = wire::topic_error(*m, t->name);
       } else if (m->topic.partitions.empty()) {
         t->metadata_error =
             Status(ErrorCode::kUnknownTopic, "topic '" + t->name + "' has no partitions");
@@ -768,21 +765,28 @@ void Producer::Impl::handle_response(const wire::Response& response, Batch** don
   Batch* b = f.batches;
   Status st;
   if (request_error.ok()) {
-    st = wire::for_each_produce_result(response.body, [&](const wire::ProduceResult& r) {
-      if (!b) return;
-      if (r.topic != b->topic->name || r.partition != b->partition) return;
-      Batch* next = b->next;
-      b->topic->parts[static_cast<std::size_t>(b->partition)].in_flight = false;
-      if (r.error == ErrorCode::kOk) {
-        complete(b, Status::Ok(), options.acks == Acks::kNone ? -1 : r.base_offset, done);
-      } else {
-        complete(b,
-                 Status(r.error, r.error_message.empty() ? std::string(error_code_name(r.error))
-                                                         : std::string(r.error_message)),
-                 -1, done);
+    Result<messages::ProduceResponse> decoded = messages::decode_produce_response(response.body);
+    st = decoded.status();
+    if (st.ok()) {
+      for (const messages::ProduceTopicResult& t : decoded->topics) {
+        for (const messages::ProducePartitionResult& r : t.results) {
+          if (!b) break;
+          if (t.name != b->topic->name || r.partition != b->partition) continue;
+          Batch* next = b->next;
+          b->topic->parts[static_cast<std::size_t>(b->partition)].in_flight = false;
+          if (r.error_code == ErrorCode::kOk) {
+            complete(b, Status::Ok(), options.acks == Acks::kNone ? -1 : r.base_offset, done);
+          } else {
+            complete(b,
+                     Status(r.error_code, r.error_message.empty()
+                                              ? std::string(error_code_name(r.error_code))
+                                              : std::string(r.error_message)),
+                     -1, done);
+          }
+          b = next;
+        }
       }
-      b = next;
-    });
+    }
     if (st.ok() && b) {
       st = Status(ErrorCode::kCorruptMessage, "produce response is missing results");
     }
