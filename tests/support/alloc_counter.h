@@ -1,9 +1,9 @@
 // Heap-allocation counting for tests that prove a path allocates nothing.
 //
-// Linking the `spillway_alloc_counter` library into a test binary replaces
-// the global operator new/delete (every form) with versions that count each
-// allocation, per thread and process-wide, then forward to malloc/free.
-// Usage:
+// Linking the `spillway_alloc_counter` library into a test binary links the
+// counting global operator new/delete of common/alloc_count (see
+// spillway/common/alloc_count.h), which count each allocation per thread and
+// process-wide. Usage:
 //
 //   spillway::testing::AllocationScope scope;
 //   ... steady-state loop ...
@@ -15,12 +15,15 @@
 
 #include <cstdint>
 
+#include "spillway/common/alloc_count.h"
+
 namespace spillway::testing {
 
-// Total operator new calls so far on this thread / in the process.
-uint64_t thread_allocation_count() noexcept;
-uint64_t process_allocation_count() noexcept;
-uint64_t thread_allocated_bytes() noexcept;
+// Total operator new calls so far on this thread / in the process, and bytes
+// requested on this thread.
+using ::spillway::process_allocation_count;
+using ::spillway::thread_allocated_bytes;
+using ::spillway::thread_allocation_count;
 
 // Counts allocations made between its construction and each query.
 class AllocationScope {
