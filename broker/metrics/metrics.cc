@@ -6,7 +6,8 @@
 #include "core/topic_registry.h"
 #include "spillway/common/frame.h"
 
-// Defined by alloc_count.cc when SPILLWAY_COUNT_ALLOCATIONS is on.
+// Defined by common/alloc_count/alloc_count.cc, linked into the broker when
+// SPILLWAY_COUNT_ALLOCATIONS is on.
 extern "C" __attribute__((weak)) uint64_t spillway_heap_allocation_count() noexcept;
 
 namespace spillway::broker {
