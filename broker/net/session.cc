@@ -14,6 +14,10 @@ constexpr size_t kMaxBuffersPerWrite = 64;
 // A body buffer grown past this for one large request is given back after
 // it, so idle connections do not each keep max_frame_bytes.
 constexpr size_t kKeepBodyBytes = 1 << 20;
+// How long a closing connection waits for the client to close its side
+// (see close_gracefully()), and the reads that discard its input meanwhile.
+constexpr std::chrono::milliseconds kLingerTime{500};
+constexpr size_t kDrainBytes = 4096;
 }  // namespace
 
 Session::Session(asio::ip::tcp::socket socket, SessionHost& host)
@@ -168,13 +172,7 @@ void Session::kick_writer() {
   for (;;) {
     if (in_flight_ == 0) {
       head_ = 0;  // a client that waits for each answer keeps reusing one exchange
-      if (reader_done_) {
-        closed_ = true;
-        idle_timer_.cancel();
-        asio::error_code ignored;
-        socket_.shutdown(asio::socket_base::shutdown_both, ignored);
-        socket_.close(ignored);
-      }
+      if (reader_done_) close_gracefully();
       return;
     }
     Exchange& head = *ring_[head_];
@@ -235,6 +233,46 @@ void Session::on_written(const asio::error_code& ec, size_t exchanges) {
     read_header();
   }
   kick_writer();
+}
+
+void Session::close_gracefully() {
+  closed_ = true;
+  asio::error_code ignored;
+  socket_.shutdown(asio::socket_base::shutdown_send, ignored);
+  if (broken_) {
+    socket_closed_ = true;
+    socket_.close(ignored);
+    idle_timer_.cancel();
+    return;
+  }
+  idle_timer_.cancel();
+  idle_timer_.expires_after(kLingerTime);
+  // Plain handlers from here on: a closing connection may allocate.
+  idle_timer_.async_wait([self = shared_from_this()](const asio::error_code& ec) {
+    if (ec || self->socket_closed_) return;
+    self->socket_closed_ = true;
+    asio::error_code ignored;
+    self->socket_.close(ignored);  // completes the pending drain read
+  });
+  drain_input();
+}
+
+void Session::drain_input() {
+  // No read is pending once the reader is done, so the body buffer is free.
+  socket_.async_read_some(
+      asio::buffer(body_buffer(kDrainBytes), kDrainBytes),
+      [self = shared_from_this()](const asio::error_code& ec, size_t) {
+        if (!ec && !self->socket_closed_) {
+          self->drain_input();
+          return;
+        }
+        if (!self->socket_closed_) {
+          self->socket_closed_ = true;
+          asio::error_code ignored;
+          self->socket_.close(ignored);
+        }
+        self->idle_timer_.cancel();
+      });
 }
 
 void Session::watch_idle() {

@@ -76,6 +76,13 @@ class Session : public std::enable_shared_from_this<Session> {
   // nothing is in flight.
   void kick_writer();
   void on_written(const asio::error_code& ec, size_t exchanges);
+  // Ends the connection once every response is written: FIN first, then
+  // input is read and discarded until the client closes or kLingerTime
+  // passes, and only then the socket is closed. Closing a socket with unread
+  // input makes the kernel answer with RST, which destroys responses still
+  // on their way to the client (a torn last frame).
+  void close_gracefully();
+  void drain_input();
   void watch_idle();
   // Makes the body buffer hold at least `n` bytes. Only called once `n` has
   // been checked against max_frame_bytes.
@@ -101,6 +108,7 @@ class Session : public std::enable_shared_from_this<Session> {
   bool writing_ = false;
   bool broken_ = false;  // a write failed: drain without writing
   bool closed_ = false;
+  bool socket_closed_ = false;
   std::string peer_;
   std::unique_ptr<std::byte[]> body_;  // reused across requests
   size_t body_capacity_ = 0;
