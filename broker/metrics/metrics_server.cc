@@ -7,6 +7,8 @@
 #include <asio/write.hpp>
 #include <memory>
 
+#include "../net/listener.h"
+
 namespace spillway::broker {
 
 namespace {
@@ -68,18 +70,9 @@ MetricsServer::MetricsServer(asio::io_context& context, std::function<std::strin
     : context_(context), render_(std::move(render)) {}
 
 Status MetricsServer::open(const HostPort& address) {
-  asio::error_code ec;
-  const auto ip = asio::ip::make_address(address.host, ec);
-  const std::string where = address.host + ":" + std::to_string(address.port);
-  if (ec) return Status(ErrorCode::kConfig, "metrics address " + where + ": " + ec.message());
-  asio::ip::tcp::endpoint endpoint(ip, address.port);
-  auto acceptor = std::make_unique<asio::ip::tcp::acceptor>(context_);
-  acceptor->open(endpoint.protocol(), ec);
-  if (!ec) acceptor->set_option(asio::socket_base::reuse_address(true), ec);
-  if (!ec) acceptor->bind(endpoint, ec);
-  if (!ec) acceptor->listen(asio::socket_base::max_listen_connections, ec);
-  if (ec) return Status(ErrorCode::kIoError, "cannot listen on " + where + ": " + ec.message());
-  acceptor_ = std::move(acceptor);
+  auto acceptor = open_listener(context_, address, "metrics address");
+  if (!acceptor.ok()) return acceptor.status();
+  acceptor_ = std::move(acceptor).value();
   accept_next();
   return Status::Ok();
 }

@@ -11,6 +11,7 @@
 #include <optional>
 #include <thread>
 
+#include "listener.h"
 #include "session.h"
 
 namespace spillway::broker {
@@ -58,18 +59,9 @@ Server::~Server() {
 }
 
 Status Server::open() {
-  asio::error_code ec;
-  const auto address = asio::ip::make_address(options_.listen.host, ec);
-  const std::string where = options_.listen.host + ":" + std::to_string(options_.listen.port);
-  if (ec) return Status(ErrorCode::kConfig, "listen address " + where + ": " + ec.message());
-  asio::ip::tcp::endpoint endpoint(address, options_.listen.port);
-  auto acceptor = std::make_unique<asio::ip::tcp::acceptor>(shards_[0]->context);
-  acceptor->open(endpoint.protocol(), ec);
-  if (!ec) acceptor->set_option(asio::socket_base::reuse_address(true), ec);
-  if (!ec) acceptor->bind(endpoint, ec);
-  if (!ec) acceptor->listen(asio::socket_base::max_listen_connections, ec);
-  if (ec) return Status(ErrorCode::kIoError, "cannot listen on " + where + ": " + ec.message());
-  acceptor_ = std::move(acceptor);
+  auto acceptor = open_listener(shards_[0]->context, options_.listen, "listen address");
+  if (!acceptor.ok()) return acceptor.status();
+  acceptor_ = std::move(acceptor).value();
   if (options_.handle_signals) {
     // Installed here, before the caller logs that it listens, so a signal
     // sent right after that line is never lost to the default action.

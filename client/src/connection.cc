@@ -10,6 +10,8 @@
 #include <asio/read.hpp>
 #include <asio/write.hpp>
 
+#include "channel.h"
+
 namespace spillway {
 
 struct Connection::Impl {
@@ -59,26 +61,12 @@ struct Connection::Impl {
   }
 };
 
-// Splits "host:port", "[v6]:port". Error: kInvalidArgument.
-static Status split_address(std::string_view address, std::string* host, std::string* port) {
-  size_t colon = address.rfind(':');
-  if (colon == std::string_view::npos || colon + 1 == address.size() || colon == 0) {
-    return Status(ErrorCode::kInvalidArgument,
-                  "broker address '" + std::string(address) + "' is not HOST:PORT");
-  }
-  std::string_view h = address.substr(0, colon);
-  if (h.size() >= 2 && h.front() == '[' && h.back() == ']') h = h.substr(1, h.size() - 2);
-  *host = std::string(h);
-  *port = std::string(address.substr(colon + 1));
-  return Status::Ok();
-}
-
 Result<Connection> Connection::connect(std::string_view address, ConnectionOptions options) {
   auto impl = std::make_unique<Impl>();
   impl->address = std::string(address);
   impl->options = std::move(options);
   std::string host, port;
-  SPILLWAY_RETURN_IF_ERROR(split_address(address, &host, &port));
+  SPILLWAY_RETURN_IF_ERROR(wire::split_address(address, &host, &port));
 
   asio::ip::tcp::resolver resolver(impl->io);
   asio::error_code ec;
