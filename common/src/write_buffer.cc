@@ -8,11 +8,14 @@
 namespace spillway {
 
 WriteBuffer::WriteBuffer(WriteBuffer&& other) noexcept
-    : cur_(other.cur_), end_(other.end_), owner_(other.owner_), scratch_(other.scratch_) {
-  // The scratch now belongs to this buffer; the moved-from one has none.
+    : cur_(other.cur_), end_(other.end_), base_(other.base_) {
+  if (base_ & kOwnPool) pool_ = other.pool_;  // otherwise unset in both
+  // The scratch (and any segments) now belong to this buffer; the moved-from
+  // one is left empty, with no scratch, writing to the same pool.
+  BufferPool* const p = own_pool();
   other.cur_ = other.end_ = nullptr;
-  other.scratch_ = {nullptr, 0};
-  other.owner_ = 0;
+  other.base_ = p ? kOwnPool : 0;
+  other.pool_ = p;
 }
 
 WriteBuffer& WriteBuffer::operator=(WriteBuffer&& other) noexcept {
@@ -38,9 +41,10 @@ Status WriteBuffer::spill(std::size_t min_size) noexcept {
       return Status(ErrorCode::kResourceExhausted, "buffer pool refused a segment table");
     }
     const auto capacity = static_cast<uint32_t>((t.size() - sizeof(Table)) / sizeof(iovec));
-    Table* fresh = new (t.data()) Table{1, capacity, 0, 0, 0, end_, own_pool()};
-    owner_ = reinterpret_cast<uintptr_t>(fresh) | 1;
-    table()->chunks()[0] = {scratch_begin(), static_cast<std::size_t>(cur_ - scratch_begin())};
+    std::byte* const scratch = scratch_begin();
+    Table* fresh = new (t.data()) Table{1, capacity, 0, 0, 0, end_, base_, own_pool()};
+    base_ = reinterpret_cast<uintptr_t>(fresh) | kSpilled;
+    fresh->chunks()[0] = {scratch, static_cast<std::size_t>(cur_ - scratch)};
   } else if (table()->count == table()->capacity) {
     pool.give_back(seg.data());
     return Status(ErrorCode::kResourceExhausted, "write buffer segment table is full");
@@ -105,8 +109,9 @@ std::size_t WriteBuffer::copy_to_slow(std::span<std::byte> out) const noexcept {
 
 std::span<const iovec> WriteBuffer::segments() noexcept {
   if (!table()) {
-    scratch_.iov_len = static_cast<std::size_t>(cur_ - scratch_begin());
-    return scratch_.iov_len ? std::span<const iovec>(&scratch_, 1) : std::span<const iovec>();
+    scratch_view_ = {scratch_begin(), static_cast<std::size_t>(cur_ - scratch_begin())};
+    return scratch_view_.iov_len ? std::span<const iovec>(&scratch_view_, 1)
+                                 : std::span<const iovec>();
   }
   sync_current();
   const iovec* c = table()->chunks();
@@ -151,10 +156,11 @@ void WriteBuffer::release_segments() noexcept {
   for (uint32_t i = 1; i < table()->count; ++i) {
     pool().give_back(static_cast<std::byte*>(c[i].iov_base));
   }
-  end_ = table()->scratch_end;
   BufferPool& pool = this->pool();
   Table* t = table();
-  owner_ = reinterpret_cast<uintptr_t>(t->pool);
+  end_ = t->scratch_end;
+  base_ = t->scratch_base;
+  pool_ = t->pool;
   pool.give_back(reinterpret_cast<std::byte*>(t));
 }
 

@@ -344,6 +344,36 @@ TEST(WriteBuffer, MoveTransfersEverything) {
   EXPECT_EQ(copy_out(b), data);
   b.release();
   EXPECT_EQ(pool.outstanding_bytes(), 0u);
+  // The moved-from buffer has no scratch but still spills into its pool.
+  ASSERT_TRUE(a.write(std::span(data).first(10)).ok());  // NOLINT(bugprone-use-after-move)
+  EXPECT_TRUE(a.spilled());
+  EXPECT_GT(pool.outstanding_bytes(), 0u);
+  a.release();
+  EXPECT_EQ(pool.outstanding_bytes(), 0u);
+}
+
+// The scratch may start at any byte: the buffer's state tags live in bits an
+// address never uses, so an odd scratch address is not mistaken for a spill.
+TEST(WriteBuffer, OddScratchAddressSpillsAndReleasesCleanly) {
+  BufferPool pool;
+  std::array<std::byte, 65> storage;
+  std::span<std::byte> scratch(storage.data() + 1, 64);
+  ASSERT_EQ(reinterpret_cast<uintptr_t>(scratch.data()) & 1, 1u);
+  WriteBuffer wb(scratch, pool);
+  auto data = pattern(1000);
+  for (int round = 0; round < 3; ++round) {
+    ASSERT_TRUE(wb.write(std::span(data).first(60)).ok());
+    EXPECT_FALSE(wb.spilled());
+    EXPECT_EQ(wb.contiguous().data(), scratch.data());
+    ASSERT_TRUE(wb.write(std::span(data).subspan(60)).ok());
+    EXPECT_TRUE(wb.spilled());
+    EXPECT_EQ(copy_out(wb), data);
+    EXPECT_EQ(gather(wb), data);
+    wb.release();
+    EXPECT_FALSE(wb.spilled());
+    EXPECT_EQ(wb.bytes_written(), 0u);
+    EXPECT_EQ(pool.outstanding_bytes(), 0u);
+  }
 }
 
 }  // namespace

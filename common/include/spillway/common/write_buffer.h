@@ -42,14 +42,17 @@ class WriteBuffer {
   // BufferPool::global() (looked up only when spilling, so construction is
   // a handful of stores).
   explicit WriteBuffer(std::span<std::byte> scratch) noexcept
-      : cur_(scratch.data()), end_(scratch.data() + scratch.size()) {
-    scratch_.iov_base = scratch.data();  // iov_len is set by segments() only
+      : cur_(scratch.data()),
+        end_(scratch.data() + scratch.size()),
+        base_(reinterpret_cast<uintptr_t>(scratch.data())) {
+    assert((base_ & kTagMask) == 0 && "user-space pointers leave the top bits clear");
   }
   WriteBuffer(std::span<std::byte> scratch, BufferPool& pool) noexcept : WriteBuffer(scratch) {
-    owner_ = reinterpret_cast<uintptr_t>(&pool);
+    base_ |= kOwnPool;
+    pool_ = &pool;
   }
   ~WriteBuffer() {
-    if (owner_ & 1) release_segments();
+    if (spilled()) release_segments();
   }
   WriteBuffer(const WriteBuffer&) = delete;
   WriteBuffer& operator=(const WriteBuffer&) = delete;
@@ -62,7 +65,7 @@ class WriteBuffer {
                    : static_cast<uint64_t>(cur_ - scratch_begin());
   }
   // True iff the bytes live in pooled segments, not only in the scratch.
-  bool spilled() const noexcept { return (owner_ & 1) != 0; }
+  bool spilled() const noexcept { return (base_ & kSpilled) != 0; }
 
   // A writable span of at least `n` contiguous bytes at the end of the
   // written data (it may be longer); commit what you fill with advance().
@@ -172,7 +175,7 @@ class WriteBuffer {
   // Returns every segment and the table to the pool; the buffer is empty and
   // writes into its scratch again.
   void release() noexcept {
-    if (owner_ & 1) release_segments();  // also puts end_ back at the scratch end
+    if (spilled()) release_segments();  // also puts end_ and base_ back
     cur_ = scratch_begin();
   }
 
@@ -186,26 +189,38 @@ class WriteBuffer {
     uint32_t unused;
     uint64_t done;           // bytes in chunks before the current one
     std::byte* scratch_end;  // end_ to restore on release
+    uintptr_t scratch_base;  // base_ to restore on release (tags included)
     BufferPool* pool;        // the buffer's pool; null = BufferPool::global()
     iovec* chunks() noexcept { return reinterpret_cast<iovec*>(this + 1); }
     const iovec* chunks() const noexcept { return reinterpret_cast<const iovec*>(this + 1); }
   };
+
+  // Tags in the top bits of base_. User-space addresses on x86-64 and
+  // AArch64 (48- or 57-bit) never set them; the constructor asserts it.
+  static constexpr uintptr_t kSpilled = uintptr_t{1} << 63;  // base_ is the Table
+  static constexpr uintptr_t kOwnPool = uintptr_t{1} << 62;  // pool_ is set
+  static constexpr uintptr_t kTagMask = kSpilled | kOwnPool;
 
   std::byte* chunk_begin() const noexcept {
     return table() ? static_cast<std::byte*>(table()->chunks()[table()->count - 1].iov_base)
                    : scratch_begin();
   }
   Table* table() const noexcept {
-    return (owner_ & 1) ? reinterpret_cast<Table*>(owner_ - 1) : nullptr;
+    return spilled() ? reinterpret_cast<Table*>(base_ & ~kTagMask) : nullptr;
   }
+  // The pool chosen at construction; null = BufferPool::global().
   BufferPool* own_pool() const noexcept {
-    return (owner_ & 1) ? table()->pool : reinterpret_cast<BufferPool*>(owner_);
+    if (spilled()) return table()->pool;
+    return (base_ & kOwnPool) ? pool_ : nullptr;
   }
   BufferPool& pool() const noexcept {
     BufferPool* p = own_pool();
     return p ? *p : BufferPool::global();
   }
-  std::byte* scratch_begin() const noexcept { return static_cast<std::byte*>(scratch_.iov_base); }
+  std::byte* scratch_begin() const noexcept {
+    const uintptr_t b = spilled() ? table()->scratch_base : base_;
+    return reinterpret_cast<std::byte*>(b & ~kTagMask);
+  }
   // Makes the current chunk's length in the table current.
   void sync_current() const noexcept {
     iovec& last = table()->chunks()[table()->count - 1];
@@ -218,16 +233,19 @@ class WriteBuffer {
   std::size_t copy_to_slow(std::span<std::byte> out) const noexcept;
   void release_segments() noexcept;
 
+  // Construction stores only the first three words (cur_ and end_ as one
+  // 16-byte store, then base_): that is what makes a WriteBuffer nearly as
+  // cheap as a bare span writer (bench/common, construct + release).
   std::byte* cur_;  // next byte to write
   std::byte* end_;  // end of the current chunk
-  // One word for what only matters off the fast path: before the first
-  // spill, the pool (0 = BufferPool::global()); after it, the address of
-  // the pooled Table (which then records the pool) with the low bit set.
-  // Keeping both in one field saves a store on every construction.
-  uintptr_t owner_ = 0;
-  // The scratch start; iov_len is refreshed by segments(), which hands out
-  // this very iovec when nothing spilled.
-  iovec scratch_;
+  // Before the first spill: the scratch start, tagged kOwnPool when pool_
+  // holds the pool. After it: the pooled Table's address | kSpilled (the
+  // Table then records the scratch, its end and the pool).
+  uintptr_t base_;
+  // Read only when base_ has kOwnPool; left unset otherwise.
+  BufferPool* pool_;
+  // The iovec segments() hands out when nothing spilled; written only there.
+  iovec scratch_view_;
 };
 
 static_assert(sizeof(WriteBuffer) <= 64, "WriteBuffer must stay small (design note 2)");
