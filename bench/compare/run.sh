@@ -73,8 +73,13 @@ build_clients() {
 build_spillway() {
   mkdir -p "$OUT"
   if [[ ${SKIP_BUILD:-0} == 1 ]]; then return 0; fi  # use the binaries in $RELEASE as they are
-  if ! { cmake -S "$ROOT" -B "$RELEASE" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DSPILLWAY_BUILD_TESTS=OFF -DSPILLWAY_BUILD_BENCH=OFF &&
+  # An existing build tree keeps its own options (configuring it here with
+  # tests off would flip the cache of the tree scripts/dev.sh uses); only the
+  # two targets are built.
+  local configure=(true)
+  [[ -f $RELEASE/CMakeCache.txt ]] ||
+    configure=(cmake -S "$ROOT" -B "$RELEASE" -G Ninja -DCMAKE_BUILD_TYPE=Release)
+  if ! { "${configure[@]}" &&
     cmake --build "$RELEASE" --target spillway-broker spillway -j"$(nproc)"; } \
     >"$OUT/spillway-build.log" 2>&1; then
     SPILLWAY_WHY="spillway did not build (see $OUT/spillway-build.log)"
