@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # bench/compare/run.sh: Spillway beside NATS JetStream and Redis Streams and
-# beside the machine's own TCP loopback ceiling, all measured in one run on
-# this machine. Prints a table of medians, absolute and as ratios.
+# beside the machine's own ceilings (TCP loopback, buffered file appends,
+# timer wake-up lateness), all measured in one run on this machine. Prints a
+# table of medians, absolute and as ratios.
 #
 #   bench/compare/run.sh            # REPEATS=3 SECS=2 LAT_SECS=3 by default
 #   RELEASE=build/x SKIP_BUILD=1 bench/compare/run.sh   # use an existing build
 #
 # What it does (docs/performance.md explains the choices):
 #  1. installs what is missing (apt-get: nats-server libnats-dev redis-server
-#     libhiredis-dev), compiles its three small clients with gcc/g++ into
-#     build/compare/ (they are not CMake targets, so the main build never
-#     depends on the peers' libraries), and builds spillway-broker and
+#     libhiredis-dev), compiles its small clients and baselines with gcc/g++
+#     into build/compare/ (they are not CMake targets, so the main build
+#     never depends on the peers' libraries), and builds spillway-broker and
 #     spillway in build/release;
 #  2. starts each server on 127.0.0.1 on a free port with a temporary data
 #     directory, and stops it by PID (also on Ctrl-C or error);
@@ -18,6 +19,21 @@
 #     raw TCP 1 KiB and 64 KiB writes; produce and consume of 100 B and
 #     1 KiB messages (one producer, one consumer); end-to-end latency at
 #     20,000 msg/s of 1 KiB; Spillway `durable` with 1 and 8 producers.
+#  4. measures two more ceilings of the machine itself, because raw TCP alone
+#     cannot judge every target on a small VM:
+#     - raw file append (file_append.cc): 256 KiB pwrite()s to a new file in
+#       $WORK, the directory the brokers store into, for SECS, then one
+#       fdatasync (timed, not counted in the rate) and the file is deleted.
+#       It runs right before each Spillway produce run, under the same
+#       conditions; writing new page-cache pages is sometimes very slow on
+#       this VM, and any broker that stores data is bounded by it. Produce
+#       rows show their fraction of it in the "of file" column.
+#     - timer wake-up lateness (wake_jitter.c): a thread paced at RATE on
+#       absolute deadlines with the peers' own wait (bench_util.h: timer
+#       slack 1 us, clock_nanosleep TIMER_ABSTIME, no spinning), recording
+#       how late each wake-up is, for LAT_SECS in every latency round. It is
+#       the floor of the latency table: no system's latency, measured from
+#       the intended send time, can be lower.
 # The Spillway rows are skipped, with a message, while `spillway perf`
 # cannot run yet.
 set -euo pipefail
@@ -68,6 +84,8 @@ build_clients() {
   g++ -std=c++20 -O2 -Wall -Wextra -pthread -o "$BIN/tcp_loopback" "$here/tcp_loopback.cc"
   gcc -O2 -Wall -Wextra -o "$BIN/nats_bench" "$here/nats_bench.c" -lnats -lpthread
   gcc -O2 -Wall -Wextra -o "$BIN/redis_bench" "$here/redis_bench.c" -lhiredis -lpthread
+  g++ -std=c++20 -O2 -Wall -Wextra -o "$BIN/file_append" "$here/file_append.cc"
+  gcc -O2 -Wall -Wextra -o "$BIN/wake_jitter" "$here/wake_jitter.c"
 }
 
 build_spillway() {
@@ -152,6 +170,23 @@ run_raw() {
   local size=$1 line
   line=$("$BIN/tcp_loopback" "$size" "$SECS") || log "failed: $BIN/tcp_loopback "
   add_sample "raw.$size.mbs" "$(field "$line" mb_per_s)"
+}
+
+# Buffered appends to a new file in $WORK (the brokers' filesystem), then one
+# fdatasync that is timed but not counted in the rate.
+run_file_append() {
+  local line
+  line=$("$BIN/file_append" "$WORK" "$SECS") || log "failed: $BIN/file_append"
+  add_sample file.mbs "$(field "$line" mb_per_s)"
+  add_sample file.bytes "$(field "$line" bytes)"
+  add_sample file.sync_ms "$(field "$line" fdatasync_ms)"
+}
+
+# How late a thread paced at RATE wakes up, with nothing else in the path.
+run_wake_jitter() {
+  local out
+  out=$("$BIN/wake_jitter" "$RATE" "$LAT_SECS") || log "failed: $BIN/wake_jitter"
+  for p in p50_us p99_us p999_us max_us; do add_sample "machine.lat.$p" "$(field "$out" $p)"; done
 }
 
 # ---------------------------------------------------------------- Redis
@@ -301,11 +336,13 @@ for r in $(seq "$REPEATS"); do
   for size in 100 1024; do
     run_redis "$size"
     run_nats "$size"
+    run_file_append  # the storage ceiling, right before Spillway's produce run
     if ((HAVE_SPILLWAY)); then run_spillway "$size"; fi
   done
 done
 for r in $(seq "$REPEATS"); do
   log "round $r/$REPEATS: latency at $RATE msg/s"
+  run_wake_jitter
   run_redis_latency
   run_nats_latency
   if ((HAVE_SPILLWAY)); then run_spillway_latency; fi
@@ -326,6 +363,7 @@ stop_server "$REDIS_PID"
 # ---------------------------------------------------------------- table
 RAW64=$(median raw.65536.mbs)
 RAW1=$(median raw.1024.mbs)
+FILE=$(median file.mbs)
 # ratio A B: A/B to two decimals, "-" when either is missing.
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b == 0) print "-"; else printf "%.2fx", a / b }'; }
 pct() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b == 0) print "-"; else printf "%.1f%%", 100 * a / b }'; }
@@ -336,9 +374,11 @@ echo
 echo "bench/compare: medians of $REPEATS runs ($SECS s throughput, $LAT_SECS s latency) on $(nproc) cores, $(uname -r)"
 echo "NATS $(nats-server --version 2>/dev/null | head -1 | awk '{print $NF}'), Redis $(redis-server --version | sed -n 's/.*v=\([^ ]*\).*/\1/p'); Redis AOF appendfsync everysec, Spillway flush interval, acks=leader"
 echo
-printf '%-34s %12s %10s %10s %9s %9s\n' "throughput" "msg/s" "MB/s" "of raw64K" "x NATS" "x Redis"
+printf '%-34s %12s %10s %10s %9s %9s %8s\n' "throughput" "msg/s" "MB/s" "of raw64K" "x NATS" "x Redis" "of file"
 printf '%-34s %12s %10s %10s\n' "raw TCP loopback, 1 KiB writes" "-" "$(num "$RAW1" 1)" "$(pct "$RAW1" "$RAW64")"
 printf '%-34s %12s %10s %10s\n' "raw TCP loopback, 64 KiB writes" "-" "$(num "$RAW64" 1)" "100.0%"
+printf '%-34s %12s %10s %10s %9s %9s %8s\n' "raw file append, 256 KiB pwrite" "-" "$(num "$FILE" 1)" \
+  "$(pct "$FILE" "$RAW64")" "" "" "$([[ -n $FILE ]] && echo 100.0%)"
 for op in produce consume; do
   for size in 100 1024; do
     label="$op $( ((size == 100)) && echo "100 B" || echo "1 KiB")"
@@ -352,13 +392,26 @@ for op in produce consume; do
         Redis*) v=$redis x1=$(ratio "$redis" "$nats") x2="" ;;
       esac
       m=$(mbs "$v" "$size")
-      printf '%-34s %12s %10s %10s %9s %9s\n' "$label, $sys" "$(num "$v")" "$(num "$m" 1)" \
-        "$(pct "$m" "$RAW64")" "$x1" "$x2"
+      of_file=""  # only produce stores data; consume reads it back
+      [[ $op == produce ]] && of_file=$(pct "$m" "$FILE")
+      printf '%-34s %12s %10s %10s %9s %9s %8s\n' "$label, $sys" "$(num "$v")" "$(num "$m" 1)" \
+        "$(pct "$m" "$RAW64")" "$x1" "$x2" "$of_file"
     done
   done
 done
+if [[ -n $FILE ]]; then
+  file_range=$(awk '$1 == "file.mbs" { v = $2 + 0; if (n++ == 0 || v < lo) lo = v; if (v > hi) hi = v }
+    END { printf "%.0f-%.0f", lo, hi }' "$WORK/samples")
+  echo "raw file append: $file_range MB/s over $(grep -c '^file.mbs ' "$WORK/samples") runs (it varies on this VM);" \
+    "a median $(num "$(mbs "$(median file.bytes)" 1)" 0) MB per run"
+  echo "  to a new file on $(df --output=fstype "$WORK" | tail -1) under /tmp; the final fdatasync (not counted)" \
+    "took a median $(num "$(median file.sync_ms)" 0) ms"
+fi
 echo
 printf '%-34s %10s %10s %10s %10s %12s\n' "latency, $RATE msg/s of 1 KiB (us)" p50 p99 p99.9 max "p99 vs best"
+printf '%-34s %10s %10s %10s %10s %12s\n' "machine: timer wake-up lateness" \
+  "$(num "$(median machine.lat.p50_us)" 1)" "$(num "$(median machine.lat.p99_us)" 1)" \
+  "$(num "$(median machine.lat.p999_us)" 1)" "$(num "$(median machine.lat.max_us)" 1)" "(floor)"
 best_peer=$(awk -v a="$(median nats.lat.p99_us)" -v b="$(median redis.lat.p99_us)" 'BEGIN { if (a == "") print b; else if (b == "" || a < b) print a; else print b }')
 for sys in spillway nats redis; do
   case $sys in spillway) name=Spillway ;; nats) name="NATS JetStream" ;; redis) name="Redis Streams" ;; esac
