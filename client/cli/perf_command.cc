@@ -128,7 +128,7 @@ class ClientProducer final : public perf::PerfProducer {
   }
 
   std::string first_error() {
-    if (!failed_.load(std::memory_order_relaxed)) return "";
+    if (!failed_.load(std::memory_order_relaxed)) return {};
     std::lock_guard lock(error_mutex_);
     return error_;
   }
