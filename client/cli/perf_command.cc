@@ -140,8 +140,10 @@ class ClientProducer final : public perf::PerfProducer {
   std::vector<Slot> slots_;
   std::vector<uint32_t> free_;  // ring of free slot numbers
   uint64_t free_head_ = 0;      // next to take; the sending thread's
-  std::atomic<uint64_t> free_tail_{0};
   std::atomic<bool> failed_{false};
+  // Written by the I/O thread per ack: on a line of its own, so the sender's
+  // fields do not bounce with it.
+  alignas(64) std::atomic<uint64_t> free_tail_{0};
   std::mutex error_mutex_;
   std::string error_;
 };

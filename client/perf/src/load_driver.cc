@@ -41,14 +41,17 @@ uint64_t read_stamp(std::span<const std::byte> payload) noexcept {
 namespace {
 
 // State shared by the threads of one run.
+// Each counter a different thread writes per message sits on its own cache
+// line: sharing one made the sender and the producer's I/O thread bounce it
+// between the cores on every message.
 struct RunState {
-  std::atomic<uint64_t> completed{0};  // acks (produce) or receipts (consume, e2e)
-  std::atomic<bool> stop{false};
+  alignas(64) std::atomic<uint64_t> completed{0};  // acks (produce) or receipts (consume, e2e)
+  alignas(64) std::atomic<bool> stop{false};       // read-mostly
   std::atomic<bool> producers_done{false};
-  std::atomic<uint64_t> sent{0};
-  std::atomic<uint64_t> received{0};
-  std::atomic<uint64_t> last_receive_ns{0};
-  std::mutex error_mutex;
+  alignas(64) std::atomic<uint64_t> sent{0};
+  alignas(64) std::atomic<uint64_t> received{0};
+  std::atomic<uint64_t> last_receive_ns{0};  // written with received, by the consumers
+  alignas(64) std::mutex error_mutex;
   std::string error;
 
   void fail(std::string message) {
