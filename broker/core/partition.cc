@@ -75,6 +75,18 @@ void Partition::append(std::span<std::byte> batch, std::byte* rented, bool durab
   }
   publish();
   deliver(reply, std::move(r));
+  if (log_->config().flush_policy == storage::FlushPolicy::kInterval) {
+    // Start writing back every kWritebackBytes on the sync thread, so the
+    // interval fdatasync does not meet a second's worth of dirty pages at
+    // once (a burst that stalled both cores for milliseconds, docs/performance.md).
+    if (storage::WritebackRequest wb = log_->begin_writeback(kWritebackBytes); wb.needed()) {
+      post_task(sync_, [wb = std::move(wb)] {
+        if (Status st = storage::PartitionLog::run_writeback(wb); !st.ok()) {
+          spdlog::debug("writeback: {}", st.message());  // the fdatasync reports what matters
+        }
+      });
+    }
+  }
 }
 
 void Partition::start_flush() {

@@ -60,6 +60,9 @@ struct FetchWaiter {
 
 class Partition : public std::enable_shared_from_this<Partition> {
  public:
+  // Under the `interval` policy, appended bytes are handed to the kernel's
+  // writeback in steps of this size (as RocksDB's bytes_per_sync does).
+  static constexpr uint64_t kWritebackBytes = 1u << 20;
   // `owner` runs every call; `sync` runs the blocking fdatasyncs. Both must
   // outlive the partition's pending work.
   // `flush_interval_ms` > 0: the `interval` policy's periodic fdatasync,

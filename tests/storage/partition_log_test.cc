@@ -342,5 +342,39 @@ TEST(PartitionLog, IntervalPolicyFlushesByBytesAndByTime) {
   EXPECT_EQ(log->durable_offset(), 4);
 }
 
+TEST(PartitionLog, WritebackRequestsCoverEachAppendedByteOnceAndRestartAfterARoll) {
+  MemoryFileSystem fs;
+  LogConfig config = small_config();
+  config.segment_bytes = 64 * 1024;
+  auto log = open_log(fs, config);
+  EXPECT_FALSE(log->begin_writeback(1).needed());  // nothing appended yet
+  uint64_t covered = 0;  // in the active segment
+  uint64_t segments = log->segment_count();
+  uint64_t requests = 0;
+  for (int i = 0; i < 400; ++i) {
+    Bytes b = make_batch(1 + (i % 3), 100 + (i * 53) % 900, 9 + i);
+    ASSERT_TRUE(log->append(b).ok());
+    if (log->segment_count() != segments) {  // rolled: the new segment starts at 0
+      segments = log->segment_count();
+      covered = 0;
+    }
+    WritebackRequest wb = log->begin_writeback(4096);
+    if (!wb.needed()) continue;
+    ++requests;
+    EXPECT_EQ(wb.offset, covered);  // contiguous, no gap and no overlap
+    EXPECT_GE(wb.length, 4096u);
+    covered += wb.length;
+    EXPECT_TRUE(PartitionLog::run_writeback(wb).ok());
+  }
+  EXPECT_GT(segments, 3u);
+  EXPECT_GT(requests, 20u);
+  // Below the threshold nothing is requested; with 1 byte the rest is.
+  WritebackRequest rest = log->begin_writeback(1);
+  if (rest.needed()) {
+    EXPECT_EQ(rest.offset, covered);
+  }
+  EXPECT_FALSE(log->begin_writeback(1).needed());
+}
+
 }  // namespace
 }  // namespace spillway::storage

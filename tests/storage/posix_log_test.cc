@@ -50,5 +50,30 @@ TEST(PosixLog, SlicesCanBeSentWithSendfile) {
   EXPECT_TRUE(sent == expected);
 }
 
+// Starting writeback on a real segment is accepted by the kernel and leaves
+// the bytes as they were.
+TEST(PosixLog, WritebackOfTheActiveSegmentSucceedsAndChangesNothing) {
+  testing::ScratchDir scratch;
+  LogConfig config;
+  auto log = PartitionLog::open(posix_file_system(), scratch.path() + "/p", config);
+  ASSERT_TRUE(log.ok()) << log.status().to_string();
+  Bytes expected;
+  for (int i = 0; i < 30; ++i) {
+    Bytes b = testing::make_batch(2, 900, i);
+    ASSERT_TRUE((*log)->append(b).ok());
+    expected.insert(expected.end(), b.begin(), b.end());
+  }
+  WritebackRequest wb = (*log)->begin_writeback(4096);
+  ASSERT_TRUE(wb.needed());
+  EXPECT_EQ(wb.offset, 0u);
+  EXPECT_EQ(wb.length, expected.size());
+  EXPECT_TRUE(PartitionLog::run_writeback(wb).ok());
+  Result<FileSlice> slice = (*log)->read(0, expected.size());
+  ASSERT_TRUE(slice.ok());
+  Bytes got(slice->length);
+  ASSERT_TRUE(slice->file->read_at(got, slice->position).ok());
+  EXPECT_TRUE(got == expected);
+}
+
 }  // namespace
 }  // namespace spillway::storage

@@ -148,6 +148,25 @@ Status PartitionLog::flush() {
   return finish_flush(request, run_flush(request));
 }
 
+WritebackRequest PartitionLog::begin_writeback(uint64_t min_bytes) {
+  WritebackRequest request;
+  if (closed_ || read_only()) return request;
+  const Segment& active = *segments_.back();
+  // A rolled segment starts over (its predecessor was synced whole).
+  if (writeback_requested_ > active.size()) writeback_requested_ = 0;
+  if (active.size() - writeback_requested_ < std::max<uint64_t>(min_bytes, 1)) return request;
+  request.file = active.log_file();
+  request.offset = writeback_requested_;
+  request.length = active.size() - writeback_requested_;
+  writeback_requested_ = active.size();
+  return request;
+}
+
+Status PartitionLog::run_writeback(const WritebackRequest& request) {
+  if (!request.needed()) return Status::Ok();
+  return request.file->start_writeback(request.offset, request.length);
+}
+
 Status PartitionLog::tick() {
   if (closed_ || read_only() || next_offset_ == durable_offset_) return Status::Ok();
   if (clock_() - last_flush_ms_ < config_.flush_interval_ms) return Status::Ok();
@@ -165,6 +184,7 @@ Status PartitionLog::roll(int64_t now_ms) {
   }
   durable_offset_ = next_offset_;
   unflushed_bytes_ = 0;
+  writeback_requested_ = 0;
   Result<std::unique_ptr<Segment>> seg = Segment::create(fs_, dir_, next_offset_, config_, now_ms);
   if (!seg.ok()) {
     // Leave no half-made files behind; the old segment stays active.

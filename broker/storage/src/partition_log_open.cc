@@ -102,6 +102,7 @@ Status PartitionLog::recover() {
   if (dir_changed) SPILLWAY_RETURN_IF_ERROR(fs_.sync_dir(dir_));
   next_offset_ = segments_.back()->next_offset();
   durable_offset_ = next_offset_;
+  writeback_requested_ = segments_.back()->size();  // recovered bytes are synced
   last_flush_ms_ = now;
   spdlog::info("partition log {}: opened {} segment(s), offsets [{}, {})", dir_, segments_.size(),
                log_start_offset(), next_offset_);

@@ -41,6 +41,16 @@ class PosixFile final : public File {
     return Status::Ok();
   }
 
+  Status start_writeback(uint64_t offset, uint64_t length) override {
+    if (length == 0) return Status::Ok();
+    if (::sync_file_range(fd_, static_cast<off64_t>(offset), static_cast<off64_t>(length),
+                          SYNC_FILE_RANGE_WRITE) != 0 &&
+        errno != EINTR) {
+      return status_from_errno(errno, "sync_file_range " + path_);
+    }
+    return Status::Ok();
+  }
+
   Status truncate(uint64_t size) override {
     for (;;) {
       if (::ftruncate(fd_, static_cast<off_t>(size)) == 0) return Status::Ok();

@@ -45,6 +45,17 @@ class File {
   // nothing happened.
   virtual Status sync_data() = 0;
 
+  // Starts writing [offset, offset + length) back to the device without
+  // waiting for it and without any durability promise (sync_file_range
+  // SYNC_FILE_RANGE_WRITE). Lets the `interval` policy spread writeback out
+  // so its periodic fdatasync finds little left to do. Files without a
+  // device (in-memory) do nothing.
+  virtual Status start_writeback(uint64_t offset, uint64_t length) {
+    (void)offset;
+    (void)length;
+    return Status::Ok();
+  }
+
   // Cuts (or extends with zeros) the file to `size` bytes.
   virtual Status truncate(uint64_t size) = 0;
 

@@ -62,6 +62,14 @@ struct FlushRequest {
   bool needed() const { return file != nullptr; }
 };
 
+// Bytes of the active segment to start writing back (File::start_writeback).
+struct WritebackRequest {
+  std::shared_ptr<File> file;  // null when there is nothing to do
+  uint64_t offset = 0;
+  uint64_t length = 0;
+  bool needed() const { return file != nullptr; }
+};
+
 class PartitionLog {
  public:
   // Milliseconds since the Unix epoch; injectable so tests can age segments.
@@ -112,6 +120,14 @@ class PartitionLog {
   // begin_flush + run_flush + finish_flush on the calling thread.
   Status flush();
 
+  // Writeback smoothing for the `interval` policy (on the owner): once at
+  // least `min_bytes` were appended to the active segment since the last
+  // request, the range to hand to run_writeback() on another thread.
+  // Without it a whole interval of dirty pages is written by one fdatasync,
+  // a burst that takes both cores of a small machine for milliseconds.
+  WritebackRequest begin_writeback(uint64_t min_bytes);
+  static Status run_writeback(const WritebackRequest& request);
+
   // Timer hook for the `interval` policy: flushes when flush_interval_ms has
   // passed since the last flush and something is unflushed.
   Status tick();
@@ -154,6 +170,8 @@ class PartitionLog {
   int64_t next_offset_ = 0;
   int64_t durable_offset_ = 0;
   uint64_t unflushed_bytes_ = 0;
+  // Position in the active segment up to which writeback was requested.
+  uint64_t writeback_requested_ = 0;
   int64_t last_flush_ms_ = 0;
   Status read_only_reason_;
   bool closed_ = false;
