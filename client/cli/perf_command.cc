@@ -88,9 +88,14 @@ class ClientProducer final : public perf::PerfProducer {
     // Wait for a free slot: the window of unacknowledged messages is full.
     // Block (futex) rather than spin: on a small machine the spinning
     // sender would take the core the I/O thread and the broker need.
-    for (uint64_t tail = free_tail_.load(std::memory_order_acquire); free_head_ == tail;
-         tail = free_tail_.load(std::memory_order_acquire)) {
-      free_tail_.wait(tail, std::memory_order_acquire);
+    // free_tail_ is read only when the slots known to be free run out: its
+    // cache line changes with every ack, and reading it per send cost a
+    // cross-core miss per message.
+    if (free_head_ == known_tail_) {
+      for (known_tail_ = free_tail_.load(std::memory_order_acquire); free_head_ == known_tail_;
+           known_tail_ = free_tail_.load(std::memory_order_acquire)) {
+        free_tail_.wait(known_tail_, std::memory_order_acquire);
+      }
     }
     Slot& slot = slots_[free_[free_head_ % window_]];
     ++free_head_;
@@ -140,6 +145,7 @@ class ClientProducer final : public perf::PerfProducer {
   std::vector<Slot> slots_;
   std::vector<uint32_t> free_;  // ring of free slot numbers
   uint64_t free_head_ = 0;      // next to take; the sending thread's
+  uint64_t known_tail_ = 0;     // free_tail_ as the sending thread last read it
   std::atomic<bool> failed_{false};
   // Written by the I/O thread per ack: on a line of its own, so the sender's
   // fields do not bounce with it.
