@@ -49,7 +49,9 @@ static inline void bench_wait_until(uint64_t t) {
 }
 
 /* A payload of `size` bytes (>= 8) whose first 8 bytes are a timestamp. */
-static inline void bench_stamp(char* payload, uint64_t t) { memcpy(payload, &t, sizeof t); }
+static inline void bench_stamp(char* payload, uint64_t t) {
+  memcpy(payload, &t, sizeof t);
+}
 static inline uint64_t bench_read_stamp(const char* payload) {
   uint64_t t;
   memcpy(&t, payload, sizeof t);
@@ -92,12 +94,12 @@ static inline double bench_percentile_us(const uint64_t* sorted, size_t n, doubl
 static inline void bench_print_latency(bench_samples* s, uint64_t sent) {
   size_t n = s->count < s->capacity ? s->count : s->capacity;
   qsort(s->values, n, sizeof(uint64_t), bench_cmp_u64);
-  printf("RESULT latency sent=%llu received=%llu p50_us=%.1f p90_us=%.1f p99_us=%.1f "
-         "p999_us=%.1f max_us=%.1f\n",
-         (unsigned long long)sent, (unsigned long long)s->count,
-         bench_percentile_us(s->values, n, 50), bench_percentile_us(s->values, n, 90),
-         bench_percentile_us(s->values, n, 99), bench_percentile_us(s->values, n, 99.9),
-         n ? (double)s->values[n - 1] / 1e3 : 0.0);
+  printf(
+      "RESULT latency sent=%llu received=%llu p50_us=%.1f p90_us=%.1f p99_us=%.1f "
+      "p999_us=%.1f max_us=%.1f\n",
+      (unsigned long long)sent, (unsigned long long)s->count, bench_percentile_us(s->values, n, 50),
+      bench_percentile_us(s->values, n, 90), bench_percentile_us(s->values, n, 99),
+      bench_percentile_us(s->values, n, 99.9), n ? (double)s->values[n - 1] / 1e3 : 0.0);
 }
 
 /* Prints "RESULT <what> msgs=.. secs=.. msg_per_s=.. mb_per_s=.." */

@@ -59,8 +59,8 @@ int main(int argc, char** argv) {
   while (last < end) {
     size_t done = 0;
     while (done < chunk.size()) {
-      const ssize_t n = pwrite(fd, chunk.data() + done, chunk.size() - done,
-                               static_cast<off_t>(offset + done));
+      const ssize_t n =
+          pwrite(fd, chunk.data() + done, chunk.size() - done, static_cast<off_t>(offset + done));
       if (n < 0) die("pwrite");
       done += static_cast<size_t>(n);
     }
@@ -76,9 +76,10 @@ int main(int argc, char** argv) {
   close(fd);
   if (unlink(path.c_str()) != 0) die("unlink");
 
-  std::printf("RESULT file_append write_bytes=%ld bytes=%llu secs=%.3f mb_per_s=%.1f "
-              "fdatasync_ms=%.1f\n",
-              write_bytes, static_cast<unsigned long long>(offset), append_secs,
-              append_secs > 0 ? static_cast<double>(offset) / append_secs / 1e6 : 0.0, sync_ms);
+  std::printf(
+      "RESULT file_append write_bytes=%ld bytes=%llu secs=%.3f mb_per_s=%.1f "
+      "fdatasync_ms=%.1f\n",
+      write_bytes, static_cast<unsigned long long>(offset), append_secs,
+      append_secs > 0 ? static_cast<double>(offset) / append_secs / 1e6 : 0.0, sync_ms);
   return 0;
 }

@@ -348,7 +348,7 @@ TEST(PartitionLog, WritebackRequestsCoverEachAppendedByteOnceAndRestartAfterARol
   config.segment_bytes = 64 * 1024;
   auto log = open_log(fs, config);
   EXPECT_FALSE(log->begin_writeback(1).needed());  // nothing appended yet
-  uint64_t covered = 0;  // in the active segment
+  uint64_t covered = 0;                            // in the active segment
   uint64_t segments = log->segment_count();
   uint64_t requests = 0;
   for (int i = 0; i < 400; ++i) {

@@ -22,6 +22,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <new>
 #include <span>
 
 #include "spillway/common/buffer_pool.h"
@@ -191,8 +192,16 @@ class WriteBuffer {
     std::byte* scratch_end;  // end_ to restore on release
     uintptr_t scratch_base;  // base_ to restore on release (tags included)
     BufferPool* pool;        // the buffer's pool; null = BufferPool::global()
-    iovec* chunks() noexcept { return reinterpret_cast<iovec*>(this + 1); }
-    const iovec* chunks() const noexcept { return reinterpret_cast<const iovec*>(this + 1); }
+    // The iovec array follows the Table in the same pooled block (addressed
+    // through the block's bytes, not as one-past-the-Table).
+    iovec* chunks() noexcept {
+      return std::launder(
+          reinterpret_cast<iovec*>(reinterpret_cast<std::byte*>(this) + sizeof(Table)));
+    }
+    const iovec* chunks() const noexcept {
+      return std::launder(
+          reinterpret_cast<const iovec*>(reinterpret_cast<const std::byte*>(this) + sizeof(Table)));
+    }
   };
 
   // Tags in the top bits of base_. User-space addresses on x86-64 and

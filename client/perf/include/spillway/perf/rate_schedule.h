@@ -54,8 +54,8 @@ class RateSchedule {
 // Blocks until now_ns() >= t_ns on an absolute CLOCK_MONOTONIC sleep (timer
 // slack cut to 1 µs), never spinning: a spinning sender steals the core the
 // broker and the consumer need on a small machine. A late wake-up is counted
-// in the latencies, which run from the intended time. Returns at once when t_ns has passed (a sender that is behind catches up
-// without pausing; its messages' latencies carry the delay).
+// in the latencies, which run from the intended time. Returns at once when t_ns has passed (a
+// sender that is behind catches up without pausing; its messages' latencies carry the delay).
 void wait_until_ns(uint64_t t_ns) noexcept;
 
 }  // namespace spillway::perf
