@@ -94,7 +94,8 @@ static size_t read_batch(redisContext* c, char* last_id, size_t last_id_cap, int
     for (size_t i = 0; i < entries->elements; ++i) {
       redisReply* entry = entries->element[i];
       redisReply* fields = entry->element[1];
-      if (fields->elements >= 2) on_entry(fields->element[1]->str, fields->element[1]->len, closure);
+      if (fields->elements >= 2)
+        on_entry(fields->element[1]->str, fields->element[1]->len, closure);
       snprintf(last_id, last_id_cap, "%s", entry->element[0]->str);
       ++n;
     }

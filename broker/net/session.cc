@@ -259,20 +259,19 @@ void Session::close_gracefully() {
 
 void Session::drain_input() {
   // No read is pending once the reader is done, so the body buffer is free.
-  socket_.async_read_some(
-      asio::buffer(body_buffer(kDrainBytes), kDrainBytes),
-      [self = shared_from_this()](const asio::error_code& ec, size_t) {
-        if (!ec && !self->socket_closed_) {
-          self->drain_input();
-          return;
-        }
-        if (!self->socket_closed_) {
-          self->socket_closed_ = true;
-          asio::error_code ignored;
-          self->socket_.close(ignored);
-        }
-        self->idle_timer_.cancel();
-      });
+  socket_.async_read_some(asio::buffer(body_buffer(kDrainBytes), kDrainBytes),
+                          [self = shared_from_this()](const asio::error_code& ec, size_t) {
+                            if (!ec && !self->socket_closed_) {
+                              self->drain_input();
+                              return;
+                            }
+                            if (!self->socket_closed_) {
+                              self->socket_closed_ = true;
+                              asio::error_code ignored;
+                              self->socket_.close(ignored);
+                            }
+                            self->idle_timer_.cancel();
+                          });
 }
 
 void Session::watch_idle() {

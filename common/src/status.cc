@@ -8,26 +8,46 @@ Status::Status(ErrorCode code, std::string message)
 
 const char* error_code_name(ErrorCode code) noexcept {
   switch (code) {
-    case ErrorCode::kOk: return "ok";
-    case ErrorCode::kUnknown: return "unknown";
-    case ErrorCode::kCorruptMessage: return "corrupt_message";
-    case ErrorCode::kInvalidArgument: return "invalid_argument";
-    case ErrorCode::kUnsupportedVersion: return "unsupported_version";
-    case ErrorCode::kFrameTooLarge: return "frame_too_large";
-    case ErrorCode::kUnknownTopic: return "unknown_topic";
-    case ErrorCode::kUnknownPartition: return "unknown_partition";
-    case ErrorCode::kOffsetOutOfRange: return "offset_out_of_range";
-    case ErrorCode::kBatchTooLarge: return "batch_too_large";
-    case ErrorCode::kTopicExists: return "topic_exists";
-    case ErrorCode::kNotEnoughSpace: return "not_enough_space";
-    case ErrorCode::kIoError: return "io_error";
-    case ErrorCode::kReadOnly: return "read_only";
-    case ErrorCode::kResourceExhausted: return "resource_exhausted";
-    case ErrorCode::kTimeout: return "timeout";
-    case ErrorCode::kNotConnected: return "not_connected";
-    case ErrorCode::kShuttingDown: return "shutting_down";
-    case ErrorCode::kTooManyRequests: return "too_many_requests";
-    case ErrorCode::kConfig: return "config";
+    case ErrorCode::kOk:
+      return "ok";
+    case ErrorCode::kUnknown:
+      return "unknown";
+    case ErrorCode::kCorruptMessage:
+      return "corrupt_message";
+    case ErrorCode::kInvalidArgument:
+      return "invalid_argument";
+    case ErrorCode::kUnsupportedVersion:
+      return "unsupported_version";
+    case ErrorCode::kFrameTooLarge:
+      return "frame_too_large";
+    case ErrorCode::kUnknownTopic:
+      return "unknown_topic";
+    case ErrorCode::kUnknownPartition:
+      return "unknown_partition";
+    case ErrorCode::kOffsetOutOfRange:
+      return "offset_out_of_range";
+    case ErrorCode::kBatchTooLarge:
+      return "batch_too_large";
+    case ErrorCode::kTopicExists:
+      return "topic_exists";
+    case ErrorCode::kNotEnoughSpace:
+      return "not_enough_space";
+    case ErrorCode::kIoError:
+      return "io_error";
+    case ErrorCode::kReadOnly:
+      return "read_only";
+    case ErrorCode::kResourceExhausted:
+      return "resource_exhausted";
+    case ErrorCode::kTimeout:
+      return "timeout";
+    case ErrorCode::kNotConnected:
+      return "not_connected";
+    case ErrorCode::kShuttingDown:
+      return "shutting_down";
+    case ErrorCode::kTooManyRequests:
+      return "too_many_requests";
+    case ErrorCode::kConfig:
+      return "config";
   }
   return "unknown";
 }

@@ -19,25 +19,25 @@ namespace spillway {
 // Wire-stable error codes. Never renumber; append only.
 enum class ErrorCode : int16_t {
   kOk = 0,
-  kUnknown = 1,                  // an unexpected failure; the message says more
-  kCorruptMessage = 2,           // a batch or frame failed validation (CRC, bounds)
-  kInvalidArgument = 3,          // a well-formed request that asks for the impossible
-  kUnsupportedVersion = 4,       // api key or version the peer does not serve
-  kFrameTooLarge = 5,            // a frame longer than the configured maximum
-  kUnknownTopic = 6,             // topic does not exist
-  kUnknownPartition = 7,         // partition index out of range
-  kOffsetOutOfRange = 8,         // fetch offset outside [log start, high watermark]
-  kBatchTooLarge = 9,            // a batch above the configured maximum
-  kTopicExists = 10,             // create of an existing topic
-  kNotEnoughSpace = 11,          // ENOSPC: the disk is full
-  kIoError = 12,                 // EIO or another storage failure
-  kReadOnly = 13,                // a partition turned read-only after a failed fsync
-  kResourceExhausted = 14,       // a pool, queue or connection limit was hit
-  kTimeout = 15,                 // a request did not finish in time
-  kNotConnected = 16,            // no connection to the broker
-  kShuttingDown = 17,            // the broker or client is closing
-  kTooManyRequests = 18,         // in-flight request limit per connection reached
-  kConfig = 19,                  // a configuration file or flag is invalid
+  kUnknown = 1,             // an unexpected failure; the message says more
+  kCorruptMessage = 2,      // a batch or frame failed validation (CRC, bounds)
+  kInvalidArgument = 3,     // a well-formed request that asks for the impossible
+  kUnsupportedVersion = 4,  // api key or version the peer does not serve
+  kFrameTooLarge = 5,       // a frame longer than the configured maximum
+  kUnknownTopic = 6,        // topic does not exist
+  kUnknownPartition = 7,    // partition index out of range
+  kOffsetOutOfRange = 8,    // fetch offset outside [log start, high watermark]
+  kBatchTooLarge = 9,       // a batch above the configured maximum
+  kTopicExists = 10,        // create of an existing topic
+  kNotEnoughSpace = 11,     // ENOSPC: the disk is full
+  kIoError = 12,            // EIO or another storage failure
+  kReadOnly = 13,           // a partition turned read-only after a failed fsync
+  kResourceExhausted = 14,  // a pool, queue or connection limit was hit
+  kTimeout = 15,            // a request did not finish in time
+  kNotConnected = 16,       // no connection to the broker
+  kShuttingDown = 17,       // the broker or client is closing
+  kTooManyRequests = 18,    // in-flight request limit per connection reached
+  kConfig = 19,             // a configuration file or flag is invalid
 };
 
 // Human-readable name of a code ("corrupt_message"); never null.
@@ -80,7 +80,7 @@ class [[nodiscard]] Status {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  Result(T value) : v_(std::move(value)) {}         // NOLINT(google-explicit-constructor)
   Result(Status status) : v_(std::move(status)) {}  // NOLINT(google-explicit-constructor)
 
   bool ok() const noexcept { return v_.index() == 0; }
@@ -107,8 +107,8 @@ class [[nodiscard]] Result {
 }  // namespace spillway
 
 // Returns early from the enclosing function when `expr` is an error Status.
-#define SPILLWAY_RETURN_IF_ERROR(expr)        \
-  do {                                        \
-    ::spillway::Status _st = (expr);          \
-    if (!_st.ok()) return _st;                \
+#define SPILLWAY_RETURN_IF_ERROR(expr) \
+  do {                                 \
+    ::spillway::Status _st = (expr);   \
+    if (!_st.ok()) return _st;         \
   } while (0)
