@@ -170,13 +170,15 @@ start_broker() {
   broker_pid=""
   broker_port=""
   for ((i = 0; i < 300; i++)); do
-    if [[ -z "$broker_pid" ]]; then
+    broker_port=$(sed -n 's/.* listening on 127\.0\.0\.1:\([0-9]*\) .*/\1/p' "$work/$name.log" | head -n 1)
+    if [[ -n "$broker_port" ]]; then
       # The broker is a descendant of `buildah run` (chroot isolation has no
-      # PID namespace, so these are host PIDs).
+      # PID namespace, so these are host PIDs). Looked up only once it has
+      # logged its port: before that, the entrypoint's short-lived
+      # `spillway-broker --help` (how it learns the flags) has the same name.
       broker_pid=$(descendant_named "$broker_run_pid" spillway-broker)
       running_broker_pid=$broker_pid
     fi
-    broker_port=$(sed -n 's/.* listening on 127\.0\.0\.1:\([0-9]*\) .*/\1/p' "$work/$name.log" | head -n 1)
     [[ -z "$broker_pid" || -z "$broker_port" ]] || break
     kill -0 "$broker_run_pid" 2>/dev/null || { cat "$work/$name.log" >&2; fail "$name exited before listening"; }
     sleep 0.2
