@@ -19,7 +19,15 @@ find_package(Threads REQUIRED)
 
 spillway_require_header(asio.hpp libasio-dev)
 add_library(spillway_asio INTERFACE)
-target_compile_definitions(spillway_asio INTERFACE ASIO_STANDALONE ASIO_NO_DEPRECATED)
+# ASIO_DISABLE_STD_ALIGNED_ALLOC: asio decides between aligned_alloc/free and
+# operator new/delete from _GLIBCXX_HAVE_ALIGNED_ALLOC, which is only defined
+# once a libstdc++ header came first. Translation units with a different
+# include order then disagree (memory from `operator new` released with
+# `free`; ASan reports alloc-dealloc-mismatch). Fixing the choice makes every
+# unit agree, and routes asio's allocations through the one counting
+# operator new (common/alloc_count) like everything else.
+target_compile_definitions(spillway_asio INTERFACE ASIO_STANDALONE ASIO_NO_DEPRECATED
+                                                   ASIO_DISABLE_STD_ALIGNED_ALLOC)
 target_link_libraries(spillway_asio INTERFACE Threads::Threads)
 
 spillway_require_header(liburing.h liburing-dev)
