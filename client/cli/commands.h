@@ -4,11 +4,25 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <chrono>
+
+#include "spillway/connection.h"
 
 namespace spillway::cli {
 
 // Default broker address of every subcommand's --broker flag.
 inline constexpr const char* kDefaultBroker = "127.0.0.1:9092";
+
+// The connection settings of a subcommand's Admin connection: its --timeout-ms
+// bounds the connect and every request, and the broker sees the CLI's name
+// and version as the client id.
+inline ConnectionOptions cli_connection_options(int timeout_ms) {
+  ConnectionOptions options;
+  options.connect_timeout = std::chrono::milliseconds(timeout_ms);
+  options.request_timeout = std::chrono::milliseconds(timeout_ms);
+  options.client_id = "spillway-cli " SPILLWAY_VERSION;
+  return options;
+}
 
 // `spillway ping`: connects, exchanges ApiVersions, prints the broker's
 // version, the apis it serves and the round trip.

@@ -18,11 +18,7 @@ struct PingOptions {
 };
 
 int run_ping(const PingOptions& options) {
-  ConnectionOptions connection_options;
-  connection_options.connect_timeout = std::chrono::milliseconds(options.timeout_ms);
-  connection_options.request_timeout = std::chrono::milliseconds(options.timeout_ms);
-  connection_options.client_id = "spillway-cli " SPILLWAY_VERSION;
-  Result<Admin> admin = Admin::connect(options.broker, connection_options);
+  Result<Admin> admin = Admin::connect(options.broker, cli_connection_options(options.timeout_ms));
   if (!admin.ok()) {
     std::fprintf(stderr, "spillway ping: %s\n", std::string(admin.status().message()).c_str());
     return 1;

@@ -56,11 +56,7 @@ std::span<const std::byte> bytes_of(std::string_view s) {
 int run_produce(const ProduceCommandOptions& o) {
   // Check the broker and the topic first, for a quick and clear error.
   {
-    ConnectionOptions co;
-    co.connect_timeout = std::chrono::milliseconds(o.timeout_ms);
-    co.request_timeout = std::chrono::milliseconds(o.timeout_ms);
-    co.client_id = "spillway-cli " SPILLWAY_VERSION;
-    Result<Admin> admin = Admin::connect(o.broker, co);
+    Result<Admin> admin = Admin::connect(o.broker, cli_connection_options(o.timeout_ms));
     Result<TopicDescription> topic =
         admin.ok() ? admin->describe_topic(o.topic) : Result<TopicDescription>(admin.status());
     if (!topic.ok()) {

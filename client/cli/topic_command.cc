@@ -22,11 +22,7 @@ struct TopicCommandOptions {
 };
 
 Result<Admin> connect(const TopicCommandOptions& o) {
-  ConnectionOptions co;
-  co.connect_timeout = std::chrono::milliseconds(o.timeout_ms);
-  co.request_timeout = std::chrono::milliseconds(o.timeout_ms);
-  co.client_id = "spillway-cli " SPILLWAY_VERSION;
-  return Admin::connect(o.broker, co);
+  return Admin::connect(o.broker, cli_connection_options(o.timeout_ms));
 }
 
 int fail(const char* what, const Status& st) {
