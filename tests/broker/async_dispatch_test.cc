@@ -11,10 +11,13 @@
 #include <thread>
 
 #include "net/server.h"
+#include "socket_io.h"
 #include "spillway/common/frame.h"
 
 namespace spillway::broker {
 namespace {
+
+using testing::read_exactly;
 
 // Holds requests until it has `batch` of them, then finishes them in reverse
 // order, each from another core's thread via a post back.
@@ -64,16 +67,6 @@ int connect_to(uint16_t port) {
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   EXPECT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
   return fd;
-}
-
-bool read_exactly(int fd, std::byte* p, size_t n) {
-  while (n > 0) {
-    const ssize_t r = ::recv(fd, p, n, 0);
-    if (r <= 0) return false;
-    p += r;
-    n -= static_cast<size_t>(r);
-  }
-  return true;
 }
 
 TEST(AsyncDispatch, OutOfOrderCompletionsLeaveInRequestOrder) {

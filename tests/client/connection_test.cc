@@ -10,12 +10,15 @@
 #include <functional>
 #include <thread>
 
+#include "socket_io.h"
 #include "spillway/admin.h"
 #include "spillway/common/api_versions.h"
 #include "spillway/common/frame.h"
 
 namespace spillway {
 namespace {
+
+using testing::read_exactly;
 
 // Listens on an ephemeral port and runs `script` on the first connection.
 class FakeBroker {
@@ -49,16 +52,6 @@ class FakeBroker {
   uint16_t port_ = 0;
   std::thread thread_;
 };
-
-bool read_exactly(int fd, std::byte* dst, size_t n) {
-  size_t got = 0;
-  while (got < n) {
-    const ssize_t r = ::recv(fd, dst + got, n - got, 0);
-    if (r <= 0) return false;
-    got += static_cast<size_t>(r);
-  }
-  return true;
-}
 
 void write_all(int fd, std::span<const std::byte> bytes) {
   ASSERT_EQ(::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL),

@@ -11,6 +11,7 @@
 #include <array>
 #include <chrono>
 
+#include "socket_io.h"
 #include "spillway/common/frame.h"
 #include "spillway/common/messages/fetch.h"
 #include "spillway/common/messages/metadata.h"
@@ -22,16 +23,6 @@
 namespace spillway::testing {
 
 namespace {
-
-bool read_exactly(int fd, std::byte* dst, size_t n) {
-  size_t got = 0;
-  while (got < n) {
-    const ssize_t r = ::recv(fd, dst + got, n - got, 0);
-    if (r <= 0) return false;
-    got += static_cast<size_t>(r);
-  }
-  return true;
-}
 
 // Copies a WriteBuffer's bytes out.
 std::vector<std::byte> bytes_of(WriteBuffer& w) {

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "socket_io.h"
 #include "spillway/common/api_versions.h"
 #include "spillway/common/frame.h"
 
@@ -120,13 +121,7 @@ class RawClient {
 
  private:
   bool read_exactly(std::byte* dst, size_t n) {
-    size_t got = 0;
-    while (got < n) {
-      const ssize_t r = ::recv(fd_, dst + got, n - got, 0);
-      if (r <= 0) return false;
-      got += static_cast<size_t>(r);
-    }
-    return true;
+    return spillway::testing::read_exactly(fd_, dst, n);
   }
 
   int fd_ = -1;
