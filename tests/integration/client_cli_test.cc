@@ -129,10 +129,12 @@ TEST_F(ClientCli, ErrorsAndExitCodes) {
   r = cli({"topic", "create", "x", "--partitions", "0"});
   EXPECT_EQ(r.exit_code, 2) << r.output;
 
+  // With no broker, produce retries for --timeout-ms, then says why.
   const std::string address = broker_->address();
   ASSERT_TRUE(broker_->stop(SIGTERM).ok());
-  Result<ProcessExit> down = run_process(
-      cli_binary(), {"produce", "quiet", "--broker", address, "--file", write_lines("x\n")});
+  Result<ProcessExit> down =
+      run_process(cli_binary(), {"produce", "quiet", "--broker", address, "--file",
+                                 write_lines("x\n"), "--timeout-ms", "300"});
   ASSERT_TRUE(down.ok());
   EXPECT_EQ(down->exit_code, 1) << down->output;
   EXPECT_TRUE(contains(down->output, "cannot connect to " + address)) << down->output;
