@@ -118,6 +118,14 @@ void FakeBroker::drop_next_produce_requests(int n) {
   drop_requests_ = n;
 }
 
+void FakeBroker::flip_stored_byte(const std::string& topic, int partition, size_t index,
+                                  size_t at) {
+  std::lock_guard lk(mu_);
+  std::vector<std::byte>& b =
+      topics_.at(topic).at(static_cast<size_t>(partition)).batches.at(index);
+  b.at(at) = ~b.at(at);
+}
+
 std::vector<std::pair<std::string, std::string>> FakeBroker::records(const std::string& topic,
                                                                      int partition) {
   std::lock_guard lk(mu_);

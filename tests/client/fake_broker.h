@@ -38,6 +38,10 @@ class FakeBroker {
   void drop_next_produce_requests(int n);
   // Closes every open connection now.
   void drop_connections();
+  // Flips every bit of byte `at` of stored batch `index` (0 = oldest) of a
+  // partition, as a bad disk would: fetches serve it with a CRC that no
+  // longer matches.
+  void flip_stored_byte(const std::string& topic, int partition, size_t index, size_t at);
 
   // Records stored in a partition, in offset order: (key, value) pairs.
   std::vector<std::pair<std::string, std::string>> records(const std::string& topic, int partition);
