@@ -205,10 +205,14 @@ int run_produce(const ProduceCommandOptions& o) {
   const uint64_t stored_after = acked - (first - 1);
   std::fprintf(stderr, "spillway produce: stopped at line %llu, the first not acknowledged: %s\n",
                static_cast<unsigned long long>(first), tally.first_failed_error().c_str());
+  const std::string stored = first == 1 ? "no line before it is stored"
+                             : first == 2
+                                 ? "line 1 is stored"
+                                 : "lines 1 to " + std::to_string(first - 1) + " are stored";
   std::fprintf(stderr,
-               "spillway produce: the %llu lines before it are stored; resume in order with "
-               "`tail -n +%llu %s | spillway produce %s ...`\n",
-               static_cast<unsigned long long>(first - 1), static_cast<unsigned long long>(first),
+               "spillway produce: %s; resume in order with `tail -n +%llu %s | spillway produce "
+               "%s ...`\n",
+               stored.c_str(), static_cast<unsigned long long>(first),
                o.file.empty() ? "INPUT" : o.file.c_str(), o.topic.c_str());
   if (stored_after > 0) {
     std::fprintf(stderr,

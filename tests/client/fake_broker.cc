@@ -107,10 +107,11 @@ void FakeBroker::create_topic(const std::string& name, int partitions) {
   topics_[name].resize(static_cast<size_t>(partitions));
 }
 
-void FakeBroker::fail_next_produce_entries(int n, ErrorCode code) {
+void FakeBroker::fail_next_produce_entries(int n, ErrorCode code, int partition) {
   std::lock_guard lk(mu_);
   fail_entries_ = n;
   fail_code_ = code;
+  fail_partition_ = partition;
 }
 
 void FakeBroker::drop_next_produce_requests(int n) {
@@ -207,7 +208,7 @@ bool FakeBroker::handle(int16_t api_key, int32_t, std::span<const std::byte> bod
           r.partition = p.partition;
           auto it = topics_.find(std::string(t.name));
           Status valid = batch::validate(p.record_batch, 64 << 20);
-          if (fail_entries_ > 0) {
+          if (fail_entries_ > 0 && (fail_partition_ < 0 || fail_partition_ == p.partition)) {
             --fail_entries_;
             r.error_code = fail_code_;
             r.error_message = "injected failure";

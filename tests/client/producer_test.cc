@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -15,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "broker_process.h"
 #include "fake_broker.h"
 #include "spillway/common/key_partitioner.h"
 
@@ -296,6 +298,42 @@ TEST(Producer, AFencedPartitionIsReportedUntilTheApplicationResetsIt) {
   EXPECT_TRUE((*producer)->reset_partition("t", 1).ok());  // not fenced: nothing to do
   EXPECT_EQ((*producer)->reset_partition("t", 2).code(), ErrorCode::kUnknownPartition);
   EXPECT_EQ((*producer)->reset_partition("other", 0).code(), ErrorCode::kUnknownTopic);
+}
+
+// `spillway produce` over two partitions: partition 0's batch is rejected.
+// The CLI names the first line not acknowledged (the first line of
+// partition 0), says the lines before it are stored, and counts the later
+// lines partition 1 stored all the same (a resume sends them again).
+TEST(Producer, CliProduceNamesTheFirstLineNotAcknowledged) {
+  FakeBroker broker;
+  broker.create_topic("t", 2);
+  std::string key_of[2];  // a key for each partition
+  for (int i = 0; key_of[0].empty() || key_of[1].empty(); ++i) {
+    const std::string key = "key" + std::to_string(i);
+    key_of[KeyPartitioner::partition(bytes(key), 2)] = key;
+  }
+  // Lines 1-3 go to partition 1, then 4-20 alternate between 0 and 1.
+  std::string lines;
+  for (int line = 1; line <= 20; ++line) {
+    const int partition = line <= 3 ? 1 : (line % 2 == 0 ? 0 : 1);
+    lines += key_of[partition] + ":" + std::to_string(line) + "\n";
+  }
+  testing::TempDir dir;
+  const std::string input = (dir.path() / "input").string();
+  std::ofstream(input) << lines;
+  broker.fail_next_produce_entries(1, ErrorCode::kCorruptMessage, 0);
+  Result<testing::ProcessExit> r = testing::run_process(
+      testing::cli_binary(),
+      {"produce", "t", "--broker", broker.address(), "--file", input, "--key-separator", ":"});
+  ASSERT_TRUE(r.ok()) << r.status().to_string();
+  EXPECT_EQ(r->exit_code, 1) << r->output;
+  for (const char* said :
+       {"stopped at line 4, the first not acknowledged: corrupt_message", "lines 1 to 3 are stored",
+        "tail -n +4 ", "8 later lines (other partitions) were stored too"}) {
+    EXPECT_NE(r->output.find(said), std::string::npos) << said << " in:\n" << r->output;
+  }
+  EXPECT_TRUE(broker.records("t", 0).empty());
+  EXPECT_EQ(broker.records("t", 1).size(), 11u);
 }
 
 TEST(Producer, UnknownTopicFailsTheSend) {
