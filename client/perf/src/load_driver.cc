@@ -154,6 +154,7 @@ void drive_consumers(const LoadPlan& plan, const ConsumerFactory& make_consumer,
                            consumer = std::shared_ptr<PerfConsumer>(std::move(consumers[i])),
                            h = (*histograms)[i].get()] {
       uint64_t last_progress = now_ns();
+      uint64_t bytes = 0;  // read in this poll: added to the shared count once per poll
       const std::function<void(std::span<const std::byte>)> on_message =
           [&](std::span<const std::byte> payload) {
             const uint64_t now = now_ns();
@@ -162,7 +163,7 @@ void drive_consumers(const LoadPlan& plan, const ConsumerFactory& make_consumer,
               if (stamp != 0) h->record(now > stamp ? now - stamp : 0);
             }
             state.received.fetch_add(1, std::memory_order_relaxed);
-            state.received_bytes.fetch_add(payload.size(), std::memory_order_relaxed);
+            bytes += payload.size();
             state.completed.fetch_add(1, std::memory_order_relaxed);
             uint64_t seen = state.last_receive_ns.load(std::memory_order_relaxed);
             while (seen < now && !state.last_receive_ns.compare_exchange_weak(seen, now)) {
@@ -181,6 +182,8 @@ void drive_consumers(const LoadPlan& plan, const ConsumerFactory& make_consumer,
             (!end_to_end || state.producers_done.load()))
           break;
         std::string error = consumer->poll(100, on_message);
+        state.received_bytes.fetch_add(bytes, std::memory_order_relaxed);
+        bytes = 0;
         if (!error.empty()) {
           state.fail("consumer " + std::to_string(i) + ": " + error);
           break;
