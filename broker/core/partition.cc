@@ -28,9 +28,10 @@ Partition::Partition(std::string topic, int32_t index, std::unique_ptr<storage::
 }
 
 void Partition::deliver(Reply& reply, PartitionReply result) {
-  post_task(*reply.context,
+  post_task(*reply.executor,
             [keep = std::move(reply.keep_alive), fn = reply.fn, ctx = reply.ctx,
              index = reply.index, r = std::move(result)]() mutable { fn(ctx, index, r); });
+  reply.executor.reset();  // the posted handler is the context's work now
 }
 
 Status Partition::closed_error() const {
