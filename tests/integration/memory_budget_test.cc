@@ -82,20 +82,20 @@ void wait_until_paused(const BrokerProcess& broker, int64_t rss_limit_kib) {
 
 // A client that reads its responses: produce and fetch back `rounds`
 // batches, each answered. Prints the round-trip times (informational).
-void normal_client_is_served(uint16_t port, int rounds) {
+void normal_client_is_served(uint16_t port, int rounds, const char* topic = "normal") {
   WireClient client(port);
-  ASSERT_EQ(client.create_topic("normal", 1), ErrorCode::kOk);
+  ASSERT_EQ(client.create_topic(topic, 1), ErrorCode::kOk);
   const auto batch = make_batch({{"key", std::string(1000, 'n')}});
   std::vector<double> produce_us, fetch_us;
   for (int i = 0; i < rounds; ++i) {
     auto t0 = Clock::now();
-    auto produced = client.produce("normal", 0, batch);
+    auto produced = client.produce(topic, 0, batch);
     produce_us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
     ASSERT_EQ(produced.size(), 1u) << i;
     ASSERT_EQ(produced[0].code, ErrorCode::kOk) << i;
     ASSERT_EQ(produced[0].base_offset, i);
     t0 = Clock::now();
-    FetchResult fetched = client.fetch("normal", 0, i);
+    FetchResult fetched = client.fetch(topic, 0, i);
     fetch_us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
     ASSERT_EQ(fetched.code, ErrorCode::kOk) << i;
     auto records = records_in(fetched.records, i);
@@ -105,9 +105,9 @@ void normal_client_is_served(uint16_t port, int rounds) {
   std::sort(produce_us.begin(), produce_us.end());
   std::sort(fetch_us.begin(), fetch_us.end());
   std::printf(
-      "normal client meanwhile: produce p50 %.0f us max %.0f us; fetch p50 %.0f us max %.0f "
-      "us (%d rounds)\n",
-      produce_us[produce_us.size() / 2], produce_us.back(), fetch_us[fetch_us.size() / 2],
+      "normal client on %s: produce p50 %.0f us max %.0f us; fetch p50 %.0f us max %.0f us (%d "
+      "rounds)\n",
+      topic, produce_us[produce_us.size() / 2], produce_us.back(), fetch_us[fetch_us.size() / 2],
       fetch_us.back(), rounds);
 }
 
@@ -116,6 +116,7 @@ TEST(MemoryBudget, ClientsThatFetchAndNeverReadHoldOnlyTheirShare) {
   ASSERT_TRUE(broker);
   WireClient admin(broker->port());
   fill_big_topic(admin);
+  normal_client_is_served(broker->port(), 200, "alone");  // for comparison (printed)
   const int64_t baseline = process_status_kib(broker->pid(), "VmRSS");
   // Each may hold its 16 MiB share plus one batch; everything else (the
   // pool's cached buffers, socket state) stays well inside 128 MiB.
