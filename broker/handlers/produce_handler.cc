@@ -279,7 +279,7 @@ void ProduceHandler::handle(Exchange& exchange) {
                                                      std::to_string(part.partition)));
         continue;
       }
-      Status valid = batch::validate(part.record_batch, max_batch);
+      Status valid = batch::validate_produced(part.record_batch, max_batch);
       if (!valid.ok()) {
         if (st.metrics) st.metrics->count_rejected_batch();
         st.add_error(topic_index, part.partition, valid);
