@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <asio/post.hpp>
 #include <cassert>
+#include <cstdio>
 #include <filesystem>
 
 #include "spillway/storage/file_system.h"
@@ -21,7 +22,18 @@ thread_local size_t t_core = kNoCore;
 // Retention runs every this many ticks of the flush timer.
 constexpr int64_t kRetentionEveryMs = 5'000;
 constexpr const char* kMetaFile = "topic.meta";
-constexpr const char* kTombstonePrefix = ".deleted-";
+// A deleted topic's directory is first renamed to DATA_DIR/topics/
+// kDeletionMark + 20 digits (29 bytes, whatever the topic's name: a name
+// derived from the topic's could exceed the file-name limit), then removed.
+// '~' is not a topic-name character, so a mark can never be a topic.
+constexpr std::string_view kDeletionMark = "~deleted-";
+// Marks of brokers before the change above: ".deleted-N-NAME" (topic names
+// with this prefix are refused, see validate_topic_name).
+constexpr std::string_view kLegacyDeletionMark = ".deleted-";
+
+bool is_deletion_mark(std::string_view entry) {
+  return entry.starts_with(kDeletionMark) || entry.starts_with(kLegacyDeletionMark);
+}
 
 std::chrono::milliseconds tick_period(const BrokerConfig& config) {
   return std::chrono::milliseconds(std::clamp<int64_t>(config.flush_interval_ms / 2, 10, 1000));
@@ -122,8 +134,18 @@ Status TopicRegistry::start() {
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(topics_dir, ec)) {
     const std::string name = entry.path().filename().string();
-    if (name.rfind(kTombstonePrefix, 0) == 0) {
-      std::filesystem::remove_all(entry.path(), ec);  // a delete cut short by a crash
+    if (is_deletion_mark(name)) {
+      // A delete cut short (a crash, or files that could not be removed):
+      // the topic was deleted when its directory was renamed; finish it.
+      std::error_code removed;
+      std::filesystem::remove_all(entry.path(), removed);
+      if (removed) {
+        spdlog::error("cannot finish removing deleted topic files {}: {}", entry.path().string(),
+                      removed.message());
+      } else {
+        spdlog::info("removed the files of a topic deleted before the restart ({})",
+                     entry.path().string());
+      }
       continue;
     }
     if (!entry.is_directory() || !validate_topic_name(name).ok()) continue;
@@ -287,25 +309,47 @@ Result<std::shared_ptr<Topic>> TopicRegistry::create(const CreateTopicSpec& spec
   return topic;
 }
 
+std::string TopicRegistry::next_deletion_mark() {
+  for (;;) {
+    char digits[21];
+    std::snprintf(digits, sizeof(digits), "%020llu",
+                  static_cast<unsigned long long>(++deletion_marks_));
+    std::string mark = config_.data_dir + "/topics/" + std::string(kDeletionMark) + digits;
+    // One left by an earlier run whose files could not be removed: skip it.
+    std::error_code ec;
+    if (!std::filesystem::exists(mark, ec)) return mark;
+  }
+}
+
 Status TopicRegistry::remove(std::string_view name, asio::any_io_executor executor,
                              std::function<void(Status)> done) {
   std::shared_ptr<Topic> topic;
-  std::string tombstone;
+  std::string mark;
+  Status durable;
   {
     std::lock_guard lock(admin_mu_);
     auto it = all_.find(name);
     if (it == all_.end()) {
       return Status(ErrorCode::kUnknownTopic, "unknown topic " + std::string(name));
     }
+    // The rename is the delete: one atomic step that frees the name for a
+    // new topic at once (the old partitions close on their cores meanwhile)
+    // and that start() completes if the broker stops before the files are
+    // gone. If it fails, nothing has changed and the client is told.
+    mark = next_deletion_mark();
+    const std::string dir = topic_dir(name);
+    std::error_code ec;
+    std::filesystem::rename(dir, mark, ec);
+    if (ec) {
+      spdlog::error("delete topic {}: cannot rename {} to {}: {}", name, dir, mark, ec.message());
+      return Status(ErrorCode::kIoError, "topic " + std::string(name) +
+                                             " was not deleted: cannot rename its directory: " +
+                                             ec.message() + " (the broker's log has the details)");
+    }
     topic = it->second;
     all_.erase(it);
-    // Renamed at once so the name is free for a new topic while the old
-    // partitions close on their cores.
-    tombstone = config_.data_dir + "/topics/" + kTombstonePrefix + std::to_string(++tombstones_) +
-                "-" + std::string(name);
-    std::error_code ec;
-    std::filesystem::rename(topic_dir(name), tombstone, ec);
-    if (ec) spdlog::warn("delete topic {}: rename: {}", name, ec.message());
+    durable = storage::posix_file_system().sync_dir(config_.data_dir + "/topics");
+    if (!durable.ok()) spdlog::error("delete topic {}: {}", name, durable.message());
   }
   spdlog::info("deleting topic {}", name);
   broadcast(
@@ -325,9 +369,25 @@ Status TopicRegistry::remove(std::string_view name, asio::any_io_executor execut
         });
       },
       std::move(executor),
-      [tombstone, done = std::move(done)](Status st) {
+      [name = std::string(name), mark, durable = std::move(durable),
+       done = std::move(done)](Status st) {
+        // From here the topic is gone whatever happens; an error only says
+        // that some of it may linger on disk (removed at the next start).
         std::error_code ec;
-        std::filesystem::remove_all(tombstone, ec);
+        std::filesystem::remove_all(mark, ec);
+        if (ec) {
+          spdlog::error("delete topic {}: cannot remove {}: {} (retried at the next start)", name,
+                        mark, ec.message());
+          st = Status(ErrorCode::kIoError,
+                      "topic " + name + " was deleted, but removing its files failed: " +
+                          ec.message() + "; the broker removes them at its next start");
+        } else if (!durable.ok()) {
+          st = Status(ErrorCode::kIoError,
+                      "topic " + name +
+                          " was deleted, but the deletion may not survive a crash: "
+                          "fsync of the topics directory failed: " +
+                          std::string(durable.message()));
+        }
         done(std::move(st));
       });
   return Status::Ok();

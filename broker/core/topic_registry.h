@@ -103,8 +103,14 @@ class TopicRegistry {
   // kInvalidArgument naming the field, kIoError.
   Result<std::shared_ptr<Topic>> create(const CreateTopicSpec& spec, asio::any_io_executor executor,
                                         std::function<void(Status)> done);
-  // Deletes a topic: every core drops it, its partitions close, its
-  // directory is removed; then done(Ok) on `executor`. kUnknownTopic if none.
+  // Deletes a topic: its directory is renamed to a fixed-length deletion
+  // mark (the delete itself: the name is free at once, and start()
+  // completes a delete the broker did not finish), every core drops it, its
+  // partitions close, the mark is removed; then done(status) on `executor`.
+  // Errors returned (nothing changed, `done` not called): kUnknownTopic,
+  // kIoError when the rename fails. done(kIoError) when the topic is deleted
+  // but its files could not all be removed, or the rename could not be made
+  // durable (the message says which).
   Status remove(std::string_view name, asio::any_io_executor executor,
                 std::function<void(Status)> done);
 
@@ -134,12 +140,14 @@ class TopicRegistry {
                  std::function<void(Status)> done);
   void schedule_tick(size_t core);
   std::string topic_dir(std::string_view name) const;
+  // A deletion-mark path not in use (under admin_mu_).
+  std::string next_deletion_mark();
 
   const BrokerConfig& config_;
   std::vector<std::unique_ptr<Core>> cores_;
   mutable std::mutex admin_mu_;
   std::map<std::string, std::shared_ptr<Topic>, std::less<>> all_;  // under admin_mu_
-  uint64_t tombstones_ = 0;                                         // under admin_mu_
+  uint64_t deletion_marks_ = 0;                                     // under admin_mu_
 };
 
 }  // namespace spillway::broker
