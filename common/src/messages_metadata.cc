@@ -55,7 +55,7 @@ bool MetadataTopic::read(WireReader& r, MetadataTopic* out) noexcept {
 void MetadataTopic::write(WireWriter& w, const MetadataTopic& v) noexcept {
   w.string(v.name);
   w.i16(static_cast<int16_t>(v.error_code));
-  w.string(v.error_message);
+  w.error_message(v.error_message);
   w.string(v.flush_policy);
   w.i64(v.retention_bytes);
   w.i64(v.retention_ms);

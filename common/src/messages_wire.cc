@@ -1,6 +1,7 @@
 // WireReader and WireWriter: the primitives of the native body codecs
 // (docs/protocol.md, "Conventions").
 #include "spillway/common/endian.h"
+#include "spillway/common/error_text.h"
 #include "spillway/common/messages/wire.h"
 #include "spillway/common/varint.h"
 
@@ -90,6 +91,19 @@ void WireWriter::string(std::string_view s) noexcept {
   }
   keep(out_.write_be<uint16_t>(static_cast<uint16_t>(s.size())));
   raw(std::as_bytes(std::span<const char>(s.data(), s.size())));
+}
+
+void WireWriter::error_message(std::string_view message) noexcept {
+  static_assert(kMaxErrorTextBytes <= UINT16_MAX);
+  const size_t size = write_error_text(message, nullptr, nullptr);
+  keep(out_.write_be<uint16_t>(static_cast<uint16_t>(size)));
+  write_error_text(
+      message,
+      [](void* self, std::string_view piece) {
+        static_cast<WireWriter*>(self)->raw(
+            std::as_bytes(std::span<const char>(piece.data(), piece.size())));
+      },
+      this);
 }
 
 void WireWriter::bytes(std::span<const std::byte> b) noexcept {

@@ -227,17 +227,7 @@ TEST(BrokerOffsets, CommitAndFetchSurviveARestart) {
   TempDir dir;
   const auto commit = [](WireClient& client, std::string_view group, int32_t partition,
                          int64_t offset) {
-    const messages::CommitOffsetEntry e{partition, offset};
-    const messages::CommitOffsetsTopic t{"t", std::span(&e, 1)};
-    messages::CommitOffsetsRequest req{group, std::span(&t, 1)};
-    auto body = encode_body([&](WriteBuffer& b) { return encode_commit_offsets_request(req, b); });
-    auto r = client.call(frame::ApiKey::kCommitOffsets, body);
-    if (!r || r->header.error_code != ErrorCode::kOk) return ErrorCode::kUnknown;
-    auto decoded = messages::decode_commit_offsets_response(r->body);
-    for (const auto& topic : decoded->topics) {
-      for (const auto& res : topic.results) return res.error_code;
-    }
-    return ErrorCode::kUnknown;
+    return client.commit(group, "t", partition, offset).code;
   };
   const auto committed = [](WireClient& client, std::string_view group, int32_t partition) {
     const messages::FetchOffsetsTopic t{"t", std::span(&partition, 1)};

@@ -117,6 +117,11 @@ struct TopicInfo {
   std::vector<std::pair<int64_t, int64_t>> partitions;  // (log start, high watermark)
 };
 
+struct CommitResult {
+  ErrorCode code = ErrorCode::kUnknown;
+  std::string message;
+};
+
 struct FetchResult {
   ErrorCode code = ErrorCode::kUnknown;
   std::string message;
@@ -227,6 +232,24 @@ class WireClient : public RawClient {
       out[std::string(t.name)] = info;
     }
     return out;
+  }
+
+  // Commits `offset` for (`group`, `topic`, `partition`); the partition's
+  // result (code kUnknown with the frame's message on a request-wide error).
+  CommitResult commit(std::string_view group, std::string_view topic, int32_t partition,
+                      int64_t offset) {
+    const messages::CommitOffsetEntry e{partition, offset};
+    const messages::CommitOffsetsTopic t{topic, std::span(&e, 1)};
+    messages::CommitOffsetsRequest req{group, std::span(&t, 1)};
+    auto body = encode_body([&](WriteBuffer& b) { return encode_commit_offsets_request(req, b); });
+    auto r = call(frame::ApiKey::kCommitOffsets, body);
+    if (!r || r->header.error_code != ErrorCode::kOk) return {ErrorCode::kUnknown, last_error_};
+    auto decoded = messages::decode_commit_offsets_response(r->body);
+    if (!decoded.ok()) return {};
+    for (const auto& t : decoded->topics) {
+      for (const auto& res : t.results) return {res.error_code, std::string(res.error_message)};
+    }
+    return {};
   }
 
   std::vector<std::byte> fetch_body(std::string_view topic, int32_t partition, int64_t offset,

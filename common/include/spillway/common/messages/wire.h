@@ -81,6 +81,12 @@ class WireWriter {
   void i32(int32_t v) noexcept { keep(out_.write_be<int32_t>(v)); }
   void i64(int64_t v) noexcept { keep(out_.write_be<int64_t>(v)); }
   void string(std::string_view s) noexcept;
+  // A `string` carrying an error message: written in its safe form
+  // (error_text.h: absolute paths shortened, bytes that are not printable
+  // UTF-8 escaped, at most kMaxErrorTextBytes), so no error a peer reads
+  // holds the server's paths or raw bytes a client sent. Every error_message
+  // field of every response goes through here.
+  void error_message(std::string_view message) noexcept;
   // [i32 length][bytes].
   void bytes(std::span<const std::byte> b) noexcept;
   // Only the [i32 length] of a `bytes` field; the caller then writes exactly
