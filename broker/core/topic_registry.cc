@@ -39,7 +39,28 @@ std::chrono::milliseconds tick_period(const BrokerConfig& config) {
   return std::chrono::milliseconds(std::clamp<int64_t>(config.flush_interval_ms / 2, 10, 1000));
 }
 
+// True iff `dir` holds nothing but, perhaps, the temporary metadata file: a
+// create that stopped before its topic.meta was in place (the create was
+// never acknowledged, and there is no data to lose).
+bool is_unfinished_create(const std::filesystem::path& dir) {
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    if (entry.path().filename() != std::string(kMetaFile) + ".tmp") return false;
+  }
+  return !ec && !std::filesystem::exists(dir / kMetaFile, ec);
+}
+
 }  // namespace
+
+Status Topic::check_partition(int32_t index) const {
+  if (!offline.ok()) return offline;
+  if (index < 0 || static_cast<size_t>(index) >= partitions.size()) {
+    return Status(ErrorCode::kUnknownPartition, "topic " + name + " has partitions 0 to " +
+                                                    std::to_string(partitions.size() - 1) +
+                                                    ", not " + std::to_string(index));
+  }
+  return Status::Ok();
+}
 
 TopicRegistry::TopicRegistry(const BrokerConfig& config, std::vector<asio::io_context*> cores)
     : config_(config) {
@@ -127,6 +148,22 @@ Result<std::shared_ptr<Topic>> TopicRegistry::open_topic(const std::string& name
   return topic;
 }
 
+Result<std::shared_ptr<Topic>> TopicRegistry::restore_topic(const std::string& name) {
+  const std::string meta = topic_dir(name) + "/" + kMetaFile;
+  Result<std::string> text = read_small_file(meta);
+  if (!text.ok()) return text.status();
+  Result<TopicConfig> config = parse_topic_config(*text);
+  if (!config.ok()) {
+    return Status(config.status().code(), meta + ": " + std::string(config.status().message()));
+  }
+  Result<std::shared_ptr<Topic>> topic = open_topic(name, *config, false);
+  if (!topic.ok() && topic.status().code() == ErrorCode::kInvalidArgument) {
+    // A setting that parses but that the log refuses.
+    return Status(ErrorCode::kInvalidArgument, meta + ": " + std::string(topic.status().message()));
+  }
+  return topic;
+}
+
 Status TopicRegistry::start() {
   const std::string topics_dir = config_.data_dir + "/topics";
   storage::FileSystem& fs = storage::posix_file_system();
@@ -149,19 +186,31 @@ Status TopicRegistry::start() {
       continue;
     }
     if (!entry.is_directory() || !validate_topic_name(name).ok()) continue;
-    Result<std::string> text = read_small_file(entry.path().string() + "/" + kMetaFile);
-    if (!text.ok()) {
-      spdlog::warn("skipping {}: {}", entry.path().string(), text.status().message());
+    if (is_unfinished_create(entry.path())) {
+      std::error_code removed;
+      std::filesystem::remove_all(entry.path(), removed);
+      if (removed) {
+        spdlog::error("cannot remove {} (a topic create that did not finish): {}",
+                      entry.path().string(), removed.message());
+      } else {
+        spdlog::warn("removed {}: a topic create that did not finish (no {})",
+                     entry.path().string(), kMetaFile);
+      }
       continue;
     }
-    Result<TopicConfig> config = parse_topic_config(*text);
-    if (!config.ok()) {
-      return Status(ErrorCode::kConfig, entry.path().string() + "/topic.meta: " +
-                                            std::string(config.status().message()));
+    Result<std::shared_ptr<Topic>> topic = restore_topic(name);
+    if (!topic.ok()) {
+      // One bad topic must not keep the others from serving.
+      spdlog::error("topic {} is offline: {}", name, topic.status().message());
+      auto offline = std::make_shared<Topic>();
+      offline->name = name;
+      offline->offline =
+          Status(ErrorCode::kIoError, "topic " + name + " is offline (see the broker's log): " +
+                                          std::string(topic.status().message()));
+      all_[name] = std::move(offline);
+      continue;
     }
-    Result<std::shared_ptr<Topic>> topic = open_topic(name, *config, false);
-    if (!topic.ok()) return topic.status();
-    spdlog::info("restored topic {} ({} partition(s))", name, config->partitions);
+    spdlog::info("restored topic {} ({} partition(s))", name, (*topic)->partitions.size());
     all_[name] = *topic;
   }
   if (ec) return Status(ErrorCode::kIoError, "list " + topics_dir + ": " + ec.message());
@@ -283,8 +332,10 @@ Result<std::shared_ptr<Topic>> TopicRegistry::create(const CreateTopicSpec& spec
   std::shared_ptr<Topic> topic;
   {
     std::lock_guard lock(admin_mu_);
-    if (all_.count(spec.name)) {
-      return Status(ErrorCode::kTopicExists, "topic " + spec.name + " already exists");
+    if (auto it = all_.find(spec.name); it != all_.end()) {
+      return Status(ErrorCode::kTopicExists,
+                    "topic " + spec.name + " already exists" +
+                        (it->second->offline.ok() ? "" : " (offline: delete it first)"));
     }
     Result<std::shared_ptr<Topic>> opened = open_topic(spec.name, config, true);
     if (!opened.ok()) {

@@ -2,8 +2,9 @@
 // partitions.
 //
 // Topics live in DATA_DIR/topics/NAME/ (topic.meta, written atomically, and
-// one directory per partition) and are restored at start. Partition p of
-// topic t is owned by core hash(t, p) % cores; all its work runs there.
+// one directory per partition) and are restored at start; one that cannot be
+// restored starts offline (Topic::offline) while the others serve. Partition
+// p of topic t is owned by core hash(t, p) % cores; all its work runs there.
 //
 // Lookups are lock-free: each core has its own copy of the name -> topic
 // table, read only on that core. Admin operations (create, delete) are
@@ -46,9 +47,19 @@ struct TopicCounters {
 struct Topic {
   std::string name;
   TopicConfig config;
-  std::vector<std::shared_ptr<Partition>> partitions;  // index = partition id
+  std::vector<std::shared_ptr<Partition>> partitions;  // index = partition id; none when offline
   std::atomic<uint32_t> sticky{0};                     // round-robin for keyless routed batches
   TopicCounters counters;
+  // Ok for a topic that serves. Otherwise the topic is offline: at start its
+  // metadata could not be read or parsed, or a partition could not be
+  // opened. It is listed (Metadata carries this as the topic's error), every
+  // produce, fetch and offset request to it gets this error, and it can be
+  // deleted; nothing else.
+  Status offline;
+
+  // Ok iff partition `index` serves; otherwise the error for a request to it:
+  // `offline`, or kUnknownPartition naming the valid range.
+  Status check_partition(int32_t index) const;
 };
 
 struct StringHash {
@@ -78,6 +89,10 @@ class TopicRegistry {
 
   // Before the cores run: opens every topic found in the data directory and
   // starts the sync threads and the per-core timers (flush tick, retention).
+  // A topic that cannot be opened is logged (file and problem) and kept
+  // offline; it does not fail the start. Finishes deletes cut short and
+  // removes topic directories of creates cut short (no topic.meta, no
+  // partition). Error only when the topics directory cannot be listed.
   Status start();
   // On core `core`'s thread when the server stops: cancels its timers.
   void stop_core(size_t core);
@@ -135,6 +150,9 @@ class TopicRegistry {
 
   Result<std::shared_ptr<Topic>> open_topic(const std::string& name, const TopicConfig& config,
                                             bool create);
+  // Opens the existing topic `name` from its metadata file; the error names
+  // the file or partition and the problem.
+  Result<std::shared_ptr<Topic>> restore_topic(const std::string& name);
   // Posts `apply(core)` to every core; `done` on `executor` after the last.
   void broadcast(std::function<void(size_t core)> apply, asio::any_io_executor executor,
                  std::function<void(Status)> done);

@@ -14,6 +14,13 @@ namespace spillway::broker {
 namespace {
 
 void write_topic(messages::WireWriter& w, const Topic& topic) {
+  if (!topic.offline.ok()) {
+    // Listed, with why it does not serve; no settings or partitions known.
+    messages::MetadataTopic::write(
+        w, messages::MetadataTopic{
+               topic.name, topic.offline.code(), topic.offline.message(), "", -1, -1, {}});
+    return;
+  }
   w.string(topic.name);
   w.i16(0);
   w.string("");
@@ -132,9 +139,9 @@ void CommitOffsetsHandler::handle(Exchange& exchange) {
       if (topic == nullptr) {
         r.code = ErrorCode::kUnknownTopic;
         r.message = "unknown topic " + std::string(t.name);
-      } else if (e.partition < 0 || static_cast<size_t>(e.partition) >= topic->partitions.size()) {
-        r.code = ErrorCode::kUnknownPartition;
-        r.message = "no partition " + std::to_string(e.partition) + " in topic " + topic->name;
+      } else if (Status usable = topic->check_partition(e.partition); !usable.ok()) {
+        r.code = usable.code();
+        r.message = std::string(usable.message());
       } else if (e.offset < 0) {
         r.code = ErrorCode::kInvalidArgument;
         r.message = "offset must be >= 0";
@@ -191,9 +198,9 @@ void FetchOffsetsHandler::handle(Exchange& exchange) {
       if (topic == nullptr) {
         r.error_code = ErrorCode::kUnknownTopic;
         message = "unknown topic " + std::string(t.name);
-      } else if (partition < 0 || static_cast<size_t>(partition) >= topic->partitions.size()) {
-        r.error_code = ErrorCode::kUnknownPartition;
-        message = "no partition " + std::to_string(partition) + " in topic " + topic->name;
+      } else if (Status usable = topic->check_partition(partition); !usable.ok()) {
+        r.error_code = usable.code();
+        message = std::string(usable.message());
       } else {
         r.offset = context_.offsets.committed(request->group, t.name, partition);
       }

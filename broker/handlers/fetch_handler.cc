@@ -262,11 +262,9 @@ void FetchHandler::handle(Exchange& exchange) {
       if (topic == nullptr) {
         part.code = ErrorCode::kUnknownTopic;
         part.message = "unknown topic " + std::string(t.name);
-      } else if (p.partition < 0 || static_cast<size_t>(p.partition) >= topic->partitions.size()) {
-        part.code = ErrorCode::kUnknownPartition;
-        part.message = "topic " + topic->name + " has partitions 0 to " +
-                       std::to_string(topic->partitions.size() - 1) + ", not " +
-                       std::to_string(p.partition);
+      } else if (Status usable = topic->check_partition(p.partition); !usable.ok()) {
+        part.code = usable.code();  // an unknown partition, or the topic is offline
+        part.message = std::string(usable.message());
       } else {
         part.log = topic->partitions[static_cast<size_t>(p.partition)];
       }

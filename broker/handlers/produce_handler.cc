@@ -269,14 +269,11 @@ void ProduceHandler::handle(Exchange& exchange) {
                      Status(ErrorCode::kUnknownTopic, "unknown topic " + std::string(t.name)));
         continue;
       }
-      const auto partitions = static_cast<int32_t>(topic->partitions.size());
-      if (part.partition != messages::kRouteByKey &&
-          (part.partition < 0 || part.partition >= partitions)) {
-        st.add_error(
-            topic_index, part.partition,
-            Status(ErrorCode::kUnknownPartition, "topic " + topic->name + " has partitions 0 to " +
-                                                     std::to_string(partitions - 1) + ", not " +
-                                                     std::to_string(part.partition)));
+      Status usable = part.partition == messages::kRouteByKey
+                          ? topic->offline
+                          : topic->check_partition(part.partition);
+      if (!usable.ok()) {
+        st.add_error(topic_index, part.partition, usable);
         continue;
       }
       Status valid = batch::validate_produced(part.record_batch, max_batch);

@@ -1,6 +1,7 @@
 // TopicRegistry over a real data directory, one core driven by the test
 // thread: deletes that stick for every legal name length, a delete cut
-// short by a crash completed at start, deletion failures reported.
+// short by a crash completed at start, deletion failures reported; at start,
+// a topic that cannot be opened is offline while the others serve.
 #include "core/topic_registry.h"
 
 #include <gtest/gtest.h>
@@ -276,6 +277,66 @@ TEST(TopicRegistryDelete, FilesThatCannotBeRemovedAreAnErrorAndGoAtTheNextStart)
   ASSERT_TRUE(registry.restart().ok());
   EXPECT_TRUE(registry.topic_names().empty());
   EXPECT_TRUE(registry.topic_dir_entries().empty());
+}
+
+TEST(TopicRegistryStart, ATopicThatCannotBeOpenedIsOfflineAndTheOthersServe) {
+  TempDir dir;
+  Registry registry(dir.path().string());
+  ASSERT_TRUE(registry.start().ok());
+  for (const char* name : {"good", "garbled", "no-meta"})
+    ASSERT_TRUE(registry.create(name, 2).ok());
+  ASSERT_TRUE(registry.produce("good", 3).ok());
+  registry.stop();
+  const auto topics = dir.path() / "topics";
+  std::ofstream(topics / "garbled" / "topic.meta", std::ios::trunc) << "partitions=1\nwho=2\n";
+  std::filesystem::remove(topics / "no-meta" / "topic.meta");  // its partitions stay
+
+  ASSERT_TRUE(registry.start().ok()) << "one bad topic stopped the start";
+  EXPECT_EQ(registry.topic_names(), (std::set<std::string>{"garbled", "good", "no-meta"}));
+  for (const char* name : {"garbled", "no-meta"}) {
+    SCOPED_TRACE(name);
+    Topic* topic = registry->find(name);
+    ASSERT_NE(topic, nullptr);
+    EXPECT_EQ(topic->offline.code(), ErrorCode::kIoError);
+    EXPECT_NE(topic->offline.message().find(std::string("topic ") + name + " is offline"),
+              std::string_view::npos)
+        << topic->offline.message();
+    EXPECT_TRUE(topic->partitions.empty());
+    EXPECT_EQ(topic->check_partition(0).message(), topic->offline.message());
+    EXPECT_EQ(registry.create(name).code(), ErrorCode::kTopicExists);
+  }
+  EXPECT_NE(registry->find("garbled")->offline.message().find("unknown key or bad value: who=2"),
+            std::string_view::npos);
+  EXPECT_NE(registry->find("no-meta")->offline.message().find("No such file or directory"),
+            std::string_view::npos);
+  EXPECT_TRUE(registry->find("good")->offline.ok());
+  EXPECT_EQ(registry->find("good")->check_partition(2).code(), ErrorCode::kUnknownPartition);
+  Result<int64_t> offset = registry.produce("good", 1);
+  ASSERT_TRUE(offset.ok()) << offset.status().to_string();
+  EXPECT_EQ(*offset, 3);
+
+  // An offline topic can be deleted, and its name used again.
+  ASSERT_TRUE(registry.remove("garbled").ok());
+  ASSERT_TRUE(registry.remove("no-meta").ok());
+  EXPECT_EQ(registry.topic_dir_entries(), std::set<std::string>{"good"});
+  EXPECT_TRUE(registry.create("garbled").ok());
+}
+
+TEST(TopicRegistryStart, ACreateCutShortIsRemoved) {
+  TempDir dir;
+  Registry registry(dir.path().string());
+  ASSERT_TRUE(registry.start().ok());
+  registry.stop();
+  // The directory of a create that stopped before its topic.meta was in
+  // place (the create was never answered, no partition exists).
+  const auto half = dir.path() / "topics" / "half";
+  std::filesystem::create_directories(half);
+  std::ofstream(half / "topic.meta.tmp") << "partitions=";
+
+  ASSERT_TRUE(registry.start().ok());
+  EXPECT_TRUE(registry.topic_names().empty());
+  EXPECT_TRUE(registry.topic_dir_entries().empty());
+  EXPECT_TRUE(registry.create("half").ok());
 }
 
 }  // namespace
