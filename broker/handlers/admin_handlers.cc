@@ -151,8 +151,8 @@ void CommitOffsetsHandler::handle(Exchange& exchange) {
       work->results.push_back(std::move(r));
     }
   }
-  if (work->group.empty()) {
-    exchange.finish(Status(ErrorCode::kInvalidArgument, "group must not be empty"));
+  if (Status valid = OffsetStore::validate_group(work->group); !valid.ok()) {
+    exchange.finish(valid);
     return;
   }
   asio::io_context& sync = context_.topics.sync_context(TopicRegistry::current_core());

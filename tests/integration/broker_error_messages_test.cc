@@ -82,6 +82,20 @@ TEST(BrokerErrorMessages, AnOffsetsFileThatCannotBeWrittenIsReportedWithoutItsPa
   EXPECT_EQ(r.message.find(dir.path().string()), std::string::npos) << r.message;
 }
 
+TEST(BrokerErrorMessages, AGroupNameTooLongForItsFileIsAnInvalidArgument) {
+  TempDir dir;
+  auto broker = start_on(dir.path() / "data");
+  ASSERT_TRUE(broker);
+  WireClient client(broker->port());
+  ASSERT_EQ(client.create_topic("t", 1), ErrorCode::kOk);
+  EXPECT_EQ(client.commit(std::string(121, 'g'), "t", 0, 1).code, ErrorCode::kOk);
+  for (size_t length : {122, 200, 1000}) {
+    CommitResult r = client.commit(std::string(length, 'g'), "t", 0, 1);
+    EXPECT_EQ(r.code, ErrorCode::kInvalidArgument) << length << ": " << r.message;
+    EXPECT_NE(r.message.find("group name must be 1 to 121 bytes"), std::string::npos) << r.message;
+  }
+}
+
 // A private mount namespace for this test process (the broker it starts
 // inherits it), or false when the process may not have one.
 bool private_mounts() {

@@ -235,7 +235,7 @@ class WireClient : public RawClient {
   }
 
   // Commits `offset` for (`group`, `topic`, `partition`); the partition's
-  // result (code kUnknown with the frame's message on a request-wide error).
+  // result, or the frame header's error for a request-wide one.
   CommitResult commit(std::string_view group, std::string_view topic, int32_t partition,
                       int64_t offset) {
     const messages::CommitOffsetEntry e{partition, offset};
@@ -243,7 +243,8 @@ class WireClient : public RawClient {
     messages::CommitOffsetsRequest req{group, std::span(&t, 1)};
     auto body = encode_body([&](WriteBuffer& b) { return encode_commit_offsets_request(req, b); });
     auto r = call(frame::ApiKey::kCommitOffsets, body);
-    if (!r || r->header.error_code != ErrorCode::kOk) return {ErrorCode::kUnknown, last_error_};
+    if (!r) return {ErrorCode::kNotConnected, ""};
+    if (r->header.error_code != ErrorCode::kOk) return {r->header.error_code, last_error_};
     auto decoded = messages::decode_commit_offsets_response(r->body);
     if (!decoded.ok()) return {};
     for (const auto& t : decoded->topics) {
