@@ -75,6 +75,19 @@ TEST(ConfigErrors, BadFlagValueIsRefused) {
   EXPECT_NE(exit->output.find("\"loud\""), std::string::npos) << exit->output;
 }
 
+TEST(ConfigErrors, ADirectoryIsNotAConfigFile) {
+  TempDir dir;
+  Result<ProcessExit> exit =
+      run_process(broker_binary(), {"--config", dir.path().string(), "--listen", "127.0.0.1:0",
+                                    "--data-dir", (dir.path() / "data").string()});
+  ASSERT_TRUE(exit.ok()) << exit.status().to_string();
+  EXPECT_EQ(exit->exit_code, 2) << exit->output;
+  EXPECT_NE(exit->output.find(dir.path().string() + ": is a directory, not a config file"),
+            std::string::npos)
+      << exit->output;
+  EXPECT_EQ(exit->output.find("listening on"), std::string::npos) << exit->output;
+}
+
 TEST(ConfigErrors, ShippedConfigStartsTheBroker) {
   // config/broker.toml as shipped, with the port and data dir redirected.
   TempDir dir;
