@@ -48,7 +48,7 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    return ConfigCommandLine::exit_status(app, e);
   }
   Result<BrokerConfig> resolved = command_line.resolve();
   if (!resolved.ok()) {
