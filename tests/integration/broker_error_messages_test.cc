@@ -1,11 +1,14 @@
 // What error messages tell clients, against the real broker: never the
 // server's absolute paths (a full disk, an offsets file that cannot be
-// written), never raw bytes a client sent that are not printable UTF-8.
+// written), never raw bytes a client sent that are not printable UTF-8,
+// invalid_argument for a group name too long to store; and what the broker
+// logs of a full disk.
 #include <gtest/gtest.h>
 #include <sched.h>
 #include <sys/mount.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "broker_process.h"
 #include "broker_wire_client.h"
@@ -103,28 +106,63 @@ bool private_mounts() {
          ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0;
 }
 
-TEST(BrokerErrorMessages, AFullDiskIsReportedWithoutTheDataDirectory) {
+size_t count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// A full disk: the client's error names no server path; the broker logs the
+// first failed append of each episode (with the path) and the recovery, not
+// every failure.
+TEST(BrokerErrorMessages, AFullDiskIsReportedWithoutTheDataDirectoryAndLoggedOncePerEpisode) {
   if (!private_mounts()) GTEST_SKIP() << "needs CAP_SYS_ADMIN for a private mount namespace";
   TempDir dir;
   const auto data = dir.path() / "data";
   std::filesystem::create_directories(data);
   ASSERT_EQ(::mount("tmpfs", data.c_str(), "tmpfs", 0, "size=512k"), 0);
+  const auto filler = data / "filler";
   {
     auto broker = start_on(data);
     ASSERT_TRUE(broker);
     WireClient client(broker->port());
-    ASSERT_EQ(client.create_topic("full", 1), ErrorCode::kOk);
+    ASSERT_EQ(client.create_topic("full", 2), ErrorCode::kOk);
+    std::ofstream(filler) << std::string(128 << 10, 'f');
     const auto batch = make_batch({{"k", std::string(32 << 10, 'x')}});
-    ProduceResult failed{};
-    for (int i = 0; i < 64 && failed.code == ErrorCode::kOk; ++i) {
-      auto r = client.produce("full", 0, batch);
-      ASSERT_EQ(r.size(), 1u);
-      failed = r[0];
-    }
+    // Fills the disk: appends to partition 0 until one fails, then three more.
+    const auto fill = [&] {
+      ProduceResult failed{};
+      for (int i = 0; i < 64 && failed.code == ErrorCode::kOk; ++i) {
+        auto r = client.produce("full", 0, batch);
+        if (r.size() != 1) return ProduceResult{};
+        failed = r[0];
+      }
+      for (int i = 0; i < 3; ++i)
+        EXPECT_NE(client.produce("full", 0, batch)[0].code, ErrorCode::kOk);
+      return failed;
+    };
+
+    ProduceResult failed = fill();
     EXPECT_EQ(failed.code, ErrorCode::kNotEnoughSpace) << failed.message;
     EXPECT_NE(failed.message.find("No space left on device"), std::string::npos) << failed.message;
     EXPECT_EQ(failed.message.find(dir.path().string()), std::string::npos) << failed.message;
     EXPECT_EQ(failed.message.find('/'), std::string::npos) << failed.message;
+    const std::string full_line = "partition full-0: no space left on the disk: pwrite " +
+                                  (data / "topics" / "full" / "0").string();
+    EXPECT_EQ(count(broker->log(), full_line), 1u) << broker->log();
+
+    // Space freed: the next append succeeds and the episode's end is logged.
+    std::filesystem::remove(filler);
+    auto ok = client.produce("full", 0, batch);
+    ASSERT_EQ(ok.size(), 1u);
+    EXPECT_EQ(ok[0].code, ErrorCode::kOk) << ok[0].message;
+    EXPECT_EQ(count(broker->log(), "partition full-0: appends succeed again after 4"), 1u)
+        << broker->log();
+
+    // A second episode is logged again, once.
+    std::ofstream(filler) << std::string(128 << 10, 'f');
+    EXPECT_EQ(fill().code, ErrorCode::kNotEnoughSpace);
+    EXPECT_EQ(count(broker->log(), full_line), 2u) << broker->log();
     ASSERT_TRUE(broker->stop(SIGTERM).ok());
   }
   ASSERT_EQ(::umount(data.c_str()), 0);
