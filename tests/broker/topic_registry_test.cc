@@ -5,7 +5,6 @@
 #include "core/topic_registry.h"
 
 #include <gtest/gtest.h>
-#include <sched.h>
 #include <sys/mount.h>
 
 #include <filesystem>
@@ -13,12 +12,14 @@
 #include <set>
 
 #include "broker_process.h"
+#include "private_mounts.h"
 #include "spillway/common/batch_builder.h"
 #include "spillway/common/buffer_pool.h"
 
 namespace spillway::broker {
 namespace {
 
+using spillway::testing::enter_private_mount_namespace;
 using spillway::testing::TempDir;
 
 constexpr size_t kMaxTopicName = 249;  // validate_topic_name()
@@ -213,19 +214,15 @@ TEST(TopicRegistryDelete, ReservedNamesOfOldDeletionMarksAreRefused) {
   EXPECT_EQ(registry.create(".deleted-1-x").code(), ErrorCode::kInvalidArgument);
 }
 
-// A private mount namespace for this process, or false when it may not have
-// one. Bind mounts in it make rename and rmdir fail with EBUSY.
-bool private_mounts() {
-  return ::unshare(CLONE_NEWNS) == 0 &&
-         ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0;
-}
-
+// Bind mounts (in a private mount namespace) make rename and rmdir fail
+// with EBUSY.
 bool bind_onto_itself(const std::filesystem::path& p) {
   return ::mount(p.c_str(), p.c_str(), nullptr, MS_BIND, nullptr) == 0;
 }
 
 TEST(TopicRegistryDelete, ARenameThatFailsIsAnErrorAndChangesNothing) {
-  if (!private_mounts()) GTEST_SKIP() << "needs CAP_SYS_ADMIN for a private mount namespace";
+  if (!enter_private_mount_namespace())
+    GTEST_SKIP() << "needs CAP_SYS_ADMIN for a private mount namespace";
   TempDir dir;
   Registry registry(dir.path().string());
   ASSERT_TRUE(registry.start().ok());
@@ -248,7 +245,8 @@ TEST(TopicRegistryDelete, ARenameThatFailsIsAnErrorAndChangesNothing) {
 }
 
 TEST(TopicRegistryDelete, FilesThatCannotBeRemovedAreAnErrorAndGoAtTheNextStart) {
-  if (!private_mounts()) GTEST_SKIP() << "needs CAP_SYS_ADMIN for a private mount namespace";
+  if (!enter_private_mount_namespace())
+    GTEST_SKIP() << "needs CAP_SYS_ADMIN for a private mount namespace";
   TempDir dir;
   Registry registry(dir.path().string());
   ASSERT_TRUE(registry.start().ok());

@@ -4,7 +4,6 @@
 // invalid_argument for a group name too long to store; and what the broker
 // logs of a full disk.
 #include <gtest/gtest.h>
-#include <sched.h>
 #include <sys/mount.h>
 
 #include <filesystem>
@@ -12,20 +11,10 @@
 
 #include "broker_process.h"
 #include "broker_wire_client.h"
+#include "private_mounts.h"
 
 namespace spillway::testing {
 namespace {
-
-std::unique_ptr<BrokerProcess> start_on(const std::filesystem::path& data_dir,
-                                        std::vector<std::string> args = {}) {
-  BrokerProcess::Options options;
-  options.default_data_dir = false;
-  options.args = {"--threads", "2", "--data-dir", data_dir.string()};
-  options.args.insert(options.args.end(), args.begin(), args.end());
-  auto broker = BrokerProcess::start(options);
-  EXPECT_TRUE(broker.ok()) << broker.status().to_string();
-  return broker.ok() ? std::move(*broker) : nullptr;
-}
 
 // True iff every byte of `s` is printable ASCII (the escaped form of what a
 // client sent is ASCII; the broker's own messages are too).
@@ -38,7 +27,7 @@ bool printable_ascii(std::string_view s) {
 
 TEST(BrokerErrorMessages, ClientBytesThatAreNotPrintableUtf8AreEscaped) {
   TempDir dir;
-  auto broker = start_on(dir.path() / "data");
+  auto broker = start_broker_on(dir.path() / "data");
   ASSERT_TRUE(broker);
   WireClient client(broker->port());
   const std::string name("bad\xff\xfe\x1b[2J\n", 10);
@@ -70,7 +59,7 @@ TEST(BrokerErrorMessages, ClientBytesThatAreNotPrintableUtf8AreEscaped) {
 TEST(BrokerErrorMessages, AnOffsetsFileThatCannotBeWrittenIsReportedWithoutItsPath) {
   TempDir dir;
   const auto data = dir.path() / "data";
-  auto broker = start_on(data);
+  auto broker = start_broker_on(data);
   ASSERT_TRUE(broker);
   WireClient client(broker->port());
   ASSERT_EQ(client.create_topic("t", 1), ErrorCode::kOk);
@@ -87,7 +76,7 @@ TEST(BrokerErrorMessages, AnOffsetsFileThatCannotBeWrittenIsReportedWithoutItsPa
 
 TEST(BrokerErrorMessages, AGroupNameTooLongForItsFileIsAnInvalidArgument) {
   TempDir dir;
-  auto broker = start_on(dir.path() / "data");
+  auto broker = start_broker_on(dir.path() / "data");
   ASSERT_TRUE(broker);
   WireClient client(broker->port());
   ASSERT_EQ(client.create_topic("t", 1), ErrorCode::kOk);
@@ -97,13 +86,6 @@ TEST(BrokerErrorMessages, AGroupNameTooLongForItsFileIsAnInvalidArgument) {
     EXPECT_EQ(r.code, ErrorCode::kInvalidArgument) << length << ": " << r.message;
     EXPECT_NE(r.message.find("group name must be 1 to 121 bytes"), std::string::npos) << r.message;
   }
-}
-
-// A private mount namespace for this test process (the broker it starts
-// inherits it), or false when the process may not have one.
-bool private_mounts() {
-  return ::unshare(CLONE_NEWNS) == 0 &&
-         ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0;
 }
 
 size_t count(const std::string& text, const std::string& what) {
@@ -116,14 +98,15 @@ size_t count(const std::string& text, const std::string& what) {
 // first failed append of each episode (with the path) and the recovery, not
 // every failure.
 TEST(BrokerErrorMessages, AFullDiskIsReportedWithoutTheDataDirectoryAndLoggedOncePerEpisode) {
-  if (!private_mounts()) GTEST_SKIP() << "needs CAP_SYS_ADMIN for a private mount namespace";
+  if (!enter_private_mount_namespace())
+    GTEST_SKIP() << "needs CAP_SYS_ADMIN for a private mount namespace";
   TempDir dir;
   const auto data = dir.path() / "data";
   std::filesystem::create_directories(data);
   ASSERT_EQ(::mount("tmpfs", data.c_str(), "tmpfs", 0, "size=512k"), 0);
   const auto filler = data / "filler";
   {
-    auto broker = start_on(data);
+    auto broker = start_broker_on(data);
     ASSERT_TRUE(broker);
     WireClient client(broker->port());
     ASSERT_EQ(client.create_topic("full", 2), ErrorCode::kOk);

@@ -12,20 +12,11 @@
 namespace spillway::testing {
 namespace {
 
-std::unique_ptr<BrokerProcess> start_on(const std::filesystem::path& data_dir) {
-  BrokerProcess::Options options;
-  options.default_data_dir = false;
-  options.args = {"--threads", "2", "--data-dir", data_dir.string()};
-  auto broker = BrokerProcess::start(options);
-  EXPECT_TRUE(broker.ok()) << broker.status().to_string();
-  return broker.ok() ? std::move(*broker) : nullptr;
-}
-
 TEST(BrokerOfflineTopic, BadMetadataTakesOnlyItsTopicOffline) {
   TempDir dir;
   const std::filesystem::path data = dir.path() / "data";
   {
-    auto broker = start_on(data);
+    auto broker = start_broker_on(data);
     ASSERT_TRUE(broker);
     WireClient client(broker->port());
     for (const char* name : {"good", "garbled", "unreadable"}) {
@@ -41,7 +32,7 @@ TEST(BrokerOfflineTopic, BadMetadataTakesOnlyItsTopicOffline) {
   std::filesystem::remove(unreadable);
   std::filesystem::create_directory(unreadable);  // read() fails: EISDIR
 
-  auto broker = start_on(data);
+  auto broker = start_broker_on(data);
   ASSERT_TRUE(broker) << "one bad topic stopped the broker";
   const std::string log = broker->log();
   EXPECT_NE(log.find("topic garbled is offline: " + garbled.string()), std::string::npos) << log;

@@ -2,25 +2,16 @@
 // length sticks across a restart, and a delete the broker cannot carry out
 // is an error to the client, with the topic left whole.
 #include <gtest/gtest.h>
-#include <sched.h>
 #include <sys/mount.h>
 
 #include <filesystem>
 
 #include "broker_process.h"
 #include "broker_wire_client.h"
+#include "private_mounts.h"
 
 namespace spillway::testing {
 namespace {
-
-std::unique_ptr<BrokerProcess> start_on(const std::filesystem::path& data_dir) {
-  BrokerProcess::Options options;
-  options.default_data_dir = false;
-  options.args = {"--threads", "2", "--data-dir", data_dir.string()};
-  auto broker = BrokerProcess::start(options);
-  EXPECT_TRUE(broker.ok()) << broker.status().to_string();
-  return broker.ok() ? std::move(*broker) : nullptr;
-}
 
 std::string name_of_length(size_t n) {
   std::string name;
@@ -33,7 +24,7 @@ TEST(BrokerTopicDelete, LongNamesStayDeletedAfterARestart) {
   const std::vector<size_t> lengths = {1, 100, 244, 245, 246, 247, 248, 249};
   TempDir dir;
   {
-    auto broker = start_on(dir.path() / "data");
+    auto broker = start_broker_on(dir.path() / "data");
     ASSERT_TRUE(broker);
     WireClient client(broker->port());
     for (size_t n : lengths) {
@@ -47,7 +38,7 @@ TEST(BrokerTopicDelete, LongNamesStayDeletedAfterARestart) {
     EXPECT_TRUE(client.metadata(true).empty());
     ASSERT_TRUE(broker->stop(SIGTERM).ok());
   }
-  auto broker = start_on(dir.path() / "data");
+  auto broker = start_broker_on(dir.path() / "data");
   ASSERT_TRUE(broker);
   WireClient client(broker->port());
   EXPECT_TRUE(client.metadata(true).empty()) << "a deleted topic came back after the restart";
@@ -58,17 +49,11 @@ TEST(BrokerTopicDelete, LongNamesStayDeletedAfterARestart) {
   }
 }
 
-// A private mount namespace for this test process (the broker it starts
-// inherits it), or false when the process may not have one.
-bool private_mounts() {
-  return ::unshare(CLONE_NEWNS) == 0 &&
-         ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0;
-}
-
 TEST(BrokerTopicDelete, AFailedDeleteIsAnErrorAndTheTopicStaysWhole) {
-  if (!private_mounts()) GTEST_SKIP() << "needs CAP_SYS_ADMIN for a private mount namespace";
+  if (!enter_private_mount_namespace())
+    GTEST_SKIP() << "needs CAP_SYS_ADMIN for a private mount namespace";
   TempDir dir;
-  auto broker = start_on(dir.path() / "data");
+  auto broker = start_broker_on(dir.path() / "data");
   ASSERT_TRUE(broker);
   WireClient client(broker->port());
   ASSERT_EQ(client.create_topic("pinned", 1), ErrorCode::kOk);

@@ -3,8 +3,12 @@
 // commit without the client library. Results are copied into owning structs.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <cstdint>
+#include <filesystem>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -289,6 +293,20 @@ class WireClient : public RawClient {
   int32_t next_id_ = 1;
   std::string last_error_;
 };
+
+// Starts the real broker (--threads 2) on `data_dir`, which the caller keeps
+// (so a test can restart a broker on the same data), with `args` appended;
+// null, with a test failure, when it does not start.
+inline std::unique_ptr<BrokerProcess> start_broker_on(const std::filesystem::path& data_dir,
+                                                      std::vector<std::string> args = {}) {
+  BrokerProcess::Options options;
+  options.default_data_dir = false;
+  options.args = {"--threads", "2", "--data-dir", data_dir.string()};
+  options.args.insert(options.args.end(), args.begin(), args.end());
+  auto broker = BrokerProcess::start(options);
+  if (!broker.ok()) ADD_FAILURE() << broker.status().to_string();
+  return broker.ok() ? std::move(*broker) : nullptr;
+}
 
 // The port of "metrics on HOST:PORT" in the broker's log; 0 if absent.
 inline uint16_t metrics_port(const BrokerProcess& broker) {
