@@ -219,3 +219,9 @@ Status PartitionLog::close() {
 }
 
 }  // namespace spillway::storage
+
+namespace spillway::storage {
+std::string Corruption::describe() const {
+  return reason;
+}
+}  // namespace spillway::storage

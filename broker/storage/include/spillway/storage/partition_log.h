@@ -55,6 +55,19 @@ struct FileSlice {
 // out.size() == slice.length.
 Status read_slice(const FileSlice& slice, std::span<std::byte> out);
 
+// What a corrupt log knows about its damage; see PartitionLog::corrupt().
+struct Corruption {
+  int64_t first_offset = -1;  // first offset of the damaged range, -1 when unknown
+  int64_t end_offset = -1;    // one past its last offset, -1 when unknown
+  std::string segment;        // file name of the segment (no directory)
+  uint64_t position = 0;      // damaged bytes [position, position + length) of it
+  uint64_t length = 0;
+  std::string reason;              // e.g. "CRC mismatch"
+  std::size_t other_ranges = 0;    // further damaged ranges the same check found
+  // One line for clients and logs; names offsets and the file name only.
+  std::string describe() const;
+};
+
 // One fdatasync's worth of group commit; see the file comment.
 struct FlushRequest {
   std::shared_ptr<File> file;  // the active segment's log, null when nothing to do
@@ -141,6 +154,11 @@ class PartitionLog {
   // marker. The log accepts nothing afterwards.
   Status close();
 
+  // True once recovery or a checked read found damage that is not a torn
+  // tail; the log then answers appends and reads with kCorruptMessage.
+  bool corrupt() const { return corruption_ != nullptr; }
+  const Corruption* corruption() const { return corruption_.get(); }
+
   int64_t log_start_offset() const;
   // One past the last appended offset.
   int64_t log_end_offset() const { return next_offset_; }
@@ -174,6 +192,7 @@ class PartitionLog {
   uint64_t writeback_requested_ = 0;
   int64_t last_flush_ms_ = 0;
   Status read_only_reason_;
+  std::unique_ptr<Corruption> corruption_;
   bool closed_ = false;
 };
 
