@@ -243,8 +243,8 @@ TEST(Integrity, TornTailIsStillCutAndServed) {
     SCOPED_TRACE("variant " + std::to_string(variant));
     Files files = w.files;
     auto& active = files[last.path];
-    if (variant == 0) active.resize(last.position + last.size / 2);  // torn write
-    if (variant == 1) flip(files, last, last.size - 2);              // garbled last batch
+    if (variant == 0) active.resize(last.position + last.size / 2);    // torn write
+    if (variant == 1) flip(files, last, last.size - 2);                // garbled last batch
     if (variant == 2) active.insert(active.end(), 300, std::byte{0});  // zeros past the end
     MemoryFileSystem fs;
     auto log = reopen(fs, files);
@@ -253,8 +253,8 @@ TEST(Integrity, TornTailIsStillCutAndServed) {
     const std::size_t keep = variant == 2 ? w.batches.size() : w.batches.size() - 1;
     std::vector<Bytes> want(w.batches.begin(), w.batches.begin() + keep);
     EXPECT_TRUE(testing::SameBatches(read_all(*log), want));
-    EXPECT_EQ(fs.contents(last.path).size(), variant == 2 ? last.position + last.size
-                                                          : last.position);
+    EXPECT_EQ(fs.contents(last.path).size(),
+              variant == 2 ? last.position + last.size : last.position);
     Bytes next = make_batch(1, 10, 9);
     ASSERT_TRUE(log->append(next).ok());
   }
@@ -388,8 +388,7 @@ TEST(Integrity, VerifyReadsCatchesAFlipAfterOpen) {
     }
     ASSERT_FALSE(before.ok()) << "the flipped batch was served";
     EXPECT_EQ(before.status().code(), ErrorCode::kCorruptMessage);
-    EXPECT_NE(std::string(before.status().message()).find(std::to_string(base)),
-              std::string::npos)
+    EXPECT_NE(std::string(before.status().message()).find(std::to_string(base)), std::string::npos)
         << before.status().message();
     EXPECT_TRUE((*log)->corrupt());
     EXPECT_FALSE((*log)->read(0, 100).ok());

@@ -1,5 +1,6 @@
-// PartitionLog: append, read, flush policy and clean shutdown. Opening and
-// recovery are in partition_log_open.cc, retention in partition_log_retention.cc.
+// PartitionLog: append, read (with verify_reads), the corrupt state, flush
+// policy and clean shutdown. Opening and recovery are in
+// partition_log_open.cc, retention in partition_log_retention.cc.
 #include "spillway/storage/partition_log.h"
 
 #include <spdlog/spdlog.h>
@@ -7,7 +8,8 @@
 #include <algorithm>
 #include <chrono>
 
-#include "clean_marker.h"
+#include "batch_check.h"
+#include "log_markers.h"
 #include "spillway/common/record_batch.h"
 
 namespace spillway::storage {
@@ -22,6 +24,28 @@ PartitionLog::PartitionLog(FileSystem& fs, std::string dir, LogConfig config, Cl
     : fs_(fs), dir_(std::move(dir)), config_(config), clock_(std::move(clock)) {}
 
 PartitionLog::~PartitionLog() = default;
+
+std::string Corruption::describe() const {
+  std::string out;
+  if (first_offset >= 0 && end_offset >= 0) {
+    out = "offsets [" + std::to_string(first_offset) + ", " + std::to_string(end_offset) + ")";
+  } else if (first_offset >= 0) {
+    out = "offsets from " + std::to_string(first_offset);
+  } else {
+    out = "stored batches";
+  }
+  out += " are damaged (" + reason + ")";
+  if (length > 0) {
+    out += ": bytes [" + std::to_string(position) + ", " + std::to_string(position + length) +
+           ") of segment " + segment;
+  } else {
+    out += " in segment " + segment + " at byte " + std::to_string(position);
+  }
+  if (other_ranges > 0) {
+    out += "; " + std::to_string(other_ranges) + " more damaged range(s) after it";
+  }
+  return out;
+}
 
 Status read_slice(const FileSlice& slice, std::span<std::byte> out) {
   if (out.size() != slice.length) {
@@ -53,6 +77,44 @@ void PartitionLog::enter_read_only(const Status& cause) {
                                                        cause.to_string() + ")");
 }
 
+void PartitionLog::enter_corrupt(Corruption c, int64_t mark_segment, uint64_t mark_position) {
+  if (corrupt()) return;
+  spdlog::error(
+      "partition log {}: CORRUPT: {}. It serves nothing until it is repaired: stop the broker "
+      "and run spillway-broker repair (docs/operations.md)",
+      dir_, c.describe());
+  corruption_ = std::make_unique<Corruption>(std::move(c));
+  if (mark_segment < 0) return;
+  // So that a restart checks this place again instead of trusting it.
+  Status st = write_log_position(fs_, dir_ + kCorruptMarker, {mark_segment, mark_position});
+  if (st.ok()) st = fs_.sync_dir(dir_);
+  if (!st.ok()) {
+    spdlog::error("partition log {}: could not record the damage for the next start: {}", dir_,
+                  st.to_string());
+  }
+}
+
+Status PartitionLog::corrupt_error() const {
+  return Status(ErrorCode::kCorruptMessage, corruption_->describe());
+}
+
+Status PartitionLog::verify_range(const Segment& seg, const SegmentRange& range) {
+  Result<std::optional<BadBatch>> bad = check_stored_batches(
+      *seg.log_file(), range.position, range.length, range.first_offset, verify_buffer_);
+  if (!bad.ok()) return std::move(bad).take_status();
+  if (!bad->has_value()) return Status::Ok();
+  const BadBatch& b = **bad;
+  Corruption c;
+  c.first_offset = b.base_offset;
+  c.end_offset = b.end_offset;
+  c.segment = Segment::log_name(seg.base_offset());
+  c.position = b.position;
+  c.length = b.size;
+  c.reason = std::string(b.reason) + ", found by a checked read";
+  enter_corrupt(std::move(c), seg.base_offset(), b.position);
+  return corrupt_error();
+}
+
 Status PartitionLog::read_only_error() const {
   if (closed_) return Status(ErrorCode::kShuttingDown, "partition log is closed");
   return read_only_reason_;
@@ -60,6 +122,7 @@ Status PartitionLog::read_only_error() const {
 
 Result<AppendResult> PartitionLog::append(std::span<std::byte> batch, int32_t leader_epoch) {
   if (closed_ || read_only()) return read_only_error();
+  if (corrupt()) return corrupt_error();
   if (batch.size() > config_.max_batch_bytes) {
     return Status(ErrorCode::kBatchTooLarge,
                   "batch of " + std::to_string(batch.size()) + " bytes exceeds max_batch_bytes");
@@ -91,6 +154,7 @@ Result<AppendResult> PartitionLog::append(std::span<std::byte> batch, int32_t le
 }
 
 Result<FileSlice> PartitionLog::read(int64_t offset, uint64_t max_bytes) {
+  if (corrupt()) return corrupt_error();
   const int64_t hwm = high_watermark();
   if (offset < log_start_offset() || offset > hwm) {
     return Status(ErrorCode::kOffsetOutOfRange, "offset " + std::to_string(offset) + " outside [" +
@@ -101,9 +165,31 @@ Result<FileSlice> PartitionLog::read(int64_t offset, uint64_t max_bytes) {
   auto it = std::upper_bound(
       segments_.begin(), segments_.end(), offset,
       [](int64_t o, const std::unique_ptr<Segment>& s) { return o < s->base_offset(); });
-  Segment& seg = **(it - 1);
-  Result<SegmentRange> range = seg.read(offset, max_bytes, hwm);
-  if (!range.ok()) return std::move(range).take_status();
+  std::size_t i = static_cast<std::size_t>(it - segments_.begin()) - 1;
+  Result<SegmentRange> range = segments_[i]->read(offset, max_bytes, hwm);
+  // Past the segment's end but below the next one's base: a gap left by
+  // repair. Read on from the first batch after it.
+  while (range.ok() && range->length == 0 && offset >= segments_[i]->next_offset() &&
+         i + 1 < segments_.size()) {
+    ++i;
+    offset = segments_[i]->base_offset();
+    range = segments_[i]->read(offset, max_bytes, hwm);
+  }
+  Segment& seg = *segments_[i];
+  if (!range.ok()) {
+    if (range.status().code() != ErrorCode::kCorruptMessage) return std::move(range).take_status();
+    // The headers between the nearest index entry and `offset` do not parse.
+    Corruption c;
+    c.first_offset = seg.index().lookup(offset).offset;
+    c.segment = Segment::log_name(seg.base_offset());
+    c.position = seg.index().lookup(offset).position;
+    c.reason = "batch headers do not parse (" + std::string(range.status().message()) + ")";
+    enter_corrupt(std::move(c), seg.base_offset(), seg.index().lookup(offset).position);
+    return corrupt_error();
+  }
+  if (config_.verify_reads && range->length > 0) {
+    SPILLWAY_RETURN_IF_ERROR(verify_range(seg, *range));
+  }
   FileSlice slice;
   slice.position = range->position;
   slice.length = range->length;
@@ -218,10 +304,4 @@ Status PartitionLog::close() {
   return st;
 }
 
-}  // namespace spillway::storage
-
-namespace spillway::storage {
-std::string Corruption::describe() const {
-  return reason;
-}
 }  // namespace spillway::storage

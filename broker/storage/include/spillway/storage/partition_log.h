@@ -62,8 +62,8 @@ struct Corruption {
   std::string segment;        // file name of the segment (no directory)
   uint64_t position = 0;      // damaged bytes [position, position + length) of it
   uint64_t length = 0;
-  std::string reason;              // e.g. "CRC mismatch"
-  std::size_t other_ranges = 0;    // further damaged ranges the same check found
+  std::string reason;            // e.g. "CRC mismatch"
+  std::size_t other_ranges = 0;  // further damaged ranges the same check found
   // One line for clients and logs; names offsets and the file name only.
   std::string describe() const;
 };
@@ -89,10 +89,13 @@ class PartitionLog {
   using Clock = std::function<int64_t()>;
   static int64_t system_clock_ms();
 
-  // Opens (creating if needed) the log in `dir` and recovers it: with a
-  // clean-shutdown marker the segments are trusted, otherwise the last
-  // segment is verified and cut at the first invalid batch. `fs` must
-  // outlive the log.
+  // Opens (creating if needed) the log in `dir` and recovers it: the bytes
+  // up to the verified point (recorded by the previous open) are trusted,
+  // every batch after it is checked. A damaged tail of the last segment
+  // with no valid batch after it (a torn write) is cut; any other damage
+  // leaves the files as they are and opens the log corrupt (corrupt()), so
+  // an operator can repair it (repair.h) without losing the valid batches
+  // after the damage. Errors are I/O errors only. `fs` must outlive the log.
   static Result<std::unique_ptr<PartitionLog>> open(FileSystem& fs, std::string dir,
                                                     LogConfig config,
                                                     Clock clock = &system_clock_ms);
@@ -121,7 +124,12 @@ class PartitionLog {
   // `offset` (the first whole even when larger than max_bytes), adding batches
   // while the total stays <= max_bytes, all below high_watermark() and within
   // one segment; read on from `next_offset`. Empty at the high watermark;
-  // kOffsetOutOfRange outside [log_start_offset(), high_watermark()].
+  // kOffsetOutOfRange outside [log_start_offset(), high_watermark()]. An
+  // offset in a gap that repair left between two segments reads from the
+  // first batch after the gap. With config().verify_reads the CRC of every
+  // returned batch is checked first. kCorruptMessage (naming the offsets)
+  // when the log is corrupt or this read found damage; the log is corrupt
+  // from then on and records where, so the next open checks there.
   Result<FileSlice> read(int64_t offset, uint64_t max_bytes);
 
   // Group commit primitives (see the file comment). begin_flush/finish_flush
@@ -147,7 +155,8 @@ class PartitionLog {
 
   // Deletes whole segments, oldest first and never the active one, while the
   // oldest was last written more than retention_ms ago or the log without it
-  // is still >= retention_bytes. Returns how many were deleted.
+  // is still >= retention_bytes. Returns how many were deleted; none while
+  // the log is corrupt (it is kept as found for the operator).
   Result<std::size_t> enforce_retention();
 
   // Clean shutdown: flushes, writes every index, writes the clean-shutdown
@@ -176,6 +185,14 @@ class PartitionLog {
  private:
   PartitionLog(FileSystem& fs, std::string dir, LogConfig config, Clock clock);
   Status recover();
+  // Enters the corrupt state (the first time only): logs `c`, keeps it, and
+  // unless `mark_segment` < 0 records (mark_segment, mark_position) in the
+  // corruption marker so the next open checks from there and cuts nothing.
+  void enter_corrupt(Corruption c, int64_t mark_segment, uint64_t mark_position);
+  Status corrupt_error() const;
+  // verify_reads: checks the CRCs of `range` of `seg`; kCorruptMessage (and
+  // the corrupt state) when one fails.
+  Status verify_range(const Segment& seg, const SegmentRange& range);
   Status roll(int64_t now_ms);
   void enter_read_only(const Status& cause);
   Status read_only_error() const;
@@ -193,6 +210,7 @@ class PartitionLog {
   int64_t last_flush_ms_ = 0;
   Status read_only_reason_;
   std::unique_ptr<Corruption> corruption_;
+  std::vector<std::byte> verify_buffer_;  // verify_reads only, sized at open
   bool closed_ = false;
 };
 

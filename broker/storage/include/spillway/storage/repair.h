@@ -13,11 +13,11 @@ namespace spillway::storage {
 
 // One damaged byte range that repair cut out of a segment.
 struct RemovedRange {
-  std::string segment;        // file name of the segment it was in
-  uint64_t position = 0;      // bytes [position, position + length) of that file
+  std::string segment;    // file name of the segment it was in
+  uint64_t position = 0;  // bytes [position, position + length) of that file
   uint64_t length = 0;
-  int64_t first_offset = 0;   // offsets [first_offset, end_offset) are gone
-  int64_t end_offset = -1;    // -1: a damaged tail; later appends reuse first_offset on
+  int64_t first_offset = 0;  // offsets [first_offset, end_offset) are gone
+  int64_t end_offset = -1;   // -1: a damaged tail; later appends reuse first_offset on
   std::string reason;
 };
 
