@@ -1,5 +1,7 @@
 // spillway-broker: the daemon. Reads the config (file, then flags), sets up
 // logging, locks the data directory, listens, and serves until SIGINT/SIGTERM.
+// `spillway-broker repair ...` is the offline repair of a corrupt partition
+// instead (repair/repair_command.h).
 //
 // Exit status: 0 after a clean stop, 2 for a bad command line or config
 // (nothing was started), 1 when start-up fails (address in use, data dir).
@@ -22,6 +24,7 @@
 #include "net/server.h"
 #include "protocol/api_versions_handler.h"
 #include "protocol/dispatcher.h"
+#include "repair/repair_command.h"
 #include "spillway/common/gather_writer.h"
 #include "spillway/common/log.h"
 
@@ -41,7 +44,11 @@ int main(int argc, char** argv) {
   using namespace spillway;
   using namespace spillway::broker;
 
+  if (argc >= 2 && std::string_view(argv[1]) == "repair") return run_repair_command(argc, argv);
   CLI::App app("Spillway message broker", "spillway-broker");
+  app.footer(
+      "Offline repair of a corrupt partition (broker stopped):\n"
+      "  spillway-broker repair --data-dir DIR --topic TOPIC --partition N   (see repair --help)");
   app.set_version_flag("--version", kBrokerVersion);
   ConfigCommandLine command_line(app);
   try {

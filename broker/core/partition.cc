@@ -25,6 +25,34 @@ Partition::Partition(std::string topic, int32_t index, std::unique_ptr<storage::
   high_watermark_.store(log_->high_watermark());
   log_start_.store(log_->log_start_offset());
   size_bytes_.store(log_->size_bytes());
+  if (log_->corrupt()) (void)note_corruption();
+}
+
+Status Partition::note_corruption() {
+  std::lock_guard lock(corruption_mu_);
+  if (corruption_message_.empty()) {
+    corruption_message_ = "partition " + std::to_string(index_) + " of topic " + topic_ +
+                          " is corrupt: " + log_->corruption()->describe() +
+                          ". It serves nothing until an operator repairs it (spillway-broker "
+                          "repair --topic " +
+                          topic_ + " --partition " + std::to_string(index_) +
+                          ", with the broker stopped)";
+    // The data directory is the log's, less "/topics/<topic>/<partition>".
+    std::string data_dir = log_->dir();
+    const std::string tail = "/topics/" + topic_ + "/" + std::to_string(index_);
+    if (data_dir.ends_with(tail)) data_dir.resize(data_dir.size() - tail.size());
+    spdlog::error(
+        "partition {}-{} is CORRUPT and stopped: {}. To repair: stop the broker, run "
+        "`spillway-broker repair --data-dir {} --topic {} --partition {}`, start it again",
+        topic_, index_, log_->corruption()->describe(), data_dir, topic_, index_);
+    corrupt_.store(true, std::memory_order_release);
+  }
+  return Status(ErrorCode::kCorruptMessage, corruption_message_);
+}
+
+std::string Partition::corruption_message() const {
+  std::lock_guard lock(corruption_mu_);
+  return corruption_message_;
 }
 
 void Partition::deliver(Reply& reply, PartitionReply result) {
@@ -48,7 +76,7 @@ void Partition::append(std::span<std::byte> batch, std::byte* rented, bool durab
   Result<storage::AppendResult> appended = log_->append(batch);
   BufferPool::global().give_back(rented);
   if (!appended.ok()) {
-    r.status = appended.status();
+    r.status = log_->corrupt() ? note_corruption() : appended.status();
     publish();
     deliver(reply, std::move(r));
     return;
@@ -140,7 +168,8 @@ void Partition::read(int64_t offset, uint64_t max_bytes, Reply reply) {
     if (slice.ok()) {
       r.slice = std::move(*slice);
     } else {
-      r.status = slice.status();
+      // A checked read (verify_reads) may have just found the damage.
+      r.status = log_->corrupt() ? note_corruption() : slice.status();
     }
     r.log_start_offset = log_->log_start_offset();
     r.high_watermark = log_->high_watermark();

@@ -16,6 +16,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <vector>
@@ -103,6 +104,12 @@ class Partition : public std::enable_shared_from_this<Partition> {
 
   // Readable from any thread (metadata, metrics).
   int64_t high_watermark() const { return high_watermark_.load(std::memory_order_relaxed); }
+  // True once the log was found damaged (at open, or by a checked read);
+  // the partition then answers produce and fetch with kCorruptMessage.
+  bool corrupt() const { return corrupt_.load(std::memory_order_acquire); }
+  // The client-facing description of the damage ("" when not corrupt):
+  // topic, partition, offsets and segment file, no directory.
+  std::string corruption_message() const;
   int64_t log_start_offset() const { return log_start_.load(std::memory_order_relaxed); }
   uint64_t size_bytes() const { return size_bytes_.load(std::memory_order_relaxed); }
 
@@ -117,6 +124,8 @@ class Partition : public std::enable_shared_from_this<Partition> {
   void finish_flush(const storage::FlushRequest& request, Status result);
   void publish();  // refresh the atomics; wake fetch waiters if data became visible
   Status closed_error() const;
+  // Publishes the log's corrupt state (once) and returns the error to send.
+  Status note_corruption();
 
   const std::string topic_;
   const int32_t index_;
@@ -133,6 +142,9 @@ class Partition : public std::enable_shared_from_this<Partition> {
   std::atomic<int64_t> high_watermark_{0};
   std::atomic<int64_t> log_start_{0};
   std::atomic<uint64_t> size_bytes_{0};
+  std::atomic<bool> corrupt_{false};
+  mutable std::mutex corruption_mu_;
+  std::string corruption_message_;  // under corruption_mu_
 };
 
 }  // namespace spillway::broker

@@ -84,6 +84,16 @@ std::string Metrics::render(const TopicRegistry& topics, size_t connections) con
     }
   }
   out +=
+      "# HELP spillway_partition_corrupt 1 when the partition's log is damaged on disk and it "
+      "serves nothing until spillway-broker repair; 0 otherwise.\n"
+      "# TYPE spillway_partition_corrupt gauge\n";
+  for (const auto& topic : all) {
+    for (const auto& p : topic->partitions) {
+      line(out, "spillway_partition_corrupt{topic=\"%s\",partition=\"%d\"} %d\n",
+           topic->name.c_str(), p->index(), p->corrupt() ? 1 : 0);
+    }
+  }
+  out +=
       "# HELP spillway_rejected_batches_total Produce batches that failed validation.\n"
       "# TYPE spillway_rejected_batches_total counter\n";
   line(out, "spillway_rejected_batches_total %llu\n",

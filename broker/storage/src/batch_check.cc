@@ -9,61 +9,56 @@
 
 namespace spillway::storage {
 
-Result<std::optional<BadBatch>> check_stored_batches(File& file, uint64_t position, uint64_t length,
-                                                     int64_t first_offset,
-                                                     std::span<std::byte> buffer) {
-  const uint64_t end = position + length;
-  uint64_t window_start = 0;
-  uint64_t window_size = 0;
+Result<std::optional<BadBatch>> BatchChecker::step(uint64_t budget, std::span<std::byte> buffer) {
   // Makes [at, at + need) addressable in buffer (need <= buffer.size()).
   auto fill = [&](uint64_t at, uint64_t need) -> Status {
-    if (at >= window_start && at + need <= window_start + window_size) return Status::Ok();
-    const uint64_t n = std::min<uint64_t>(buffer.size(), end - at);
-    SPILLWAY_RETURN_IF_ERROR(read_exact(file, buffer.first(static_cast<std::size_t>(n)), at));
-    window_start = at;
-    window_size = n;
+    if (at >= window_start_ && at + need <= window_start_ + window_size_) return Status::Ok();
+    const uint64_t n = std::min<uint64_t>(buffer.size(), end_ - at);
+    SPILLWAY_RETURN_IF_ERROR(read_exact(file_, buffer.first(static_cast<std::size_t>(n)), at));
+    window_start_ = at;
+    window_size_ = n;
     return Status::Ok();
   };
-  int64_t expected = first_offset;
-  for (uint64_t pos = position; pos < end;) {
+  const uint64_t stop = budget >= end_ - position_ ? end_ : position_ + budget;
+  while (position_ < end_ && position_ < stop) {
     BadBatch bad;
-    bad.position = pos;
-    bad.base_offset = expected;
-    if (end - pos < batch::kHeaderSize) {
+    bad.position = position_;
+    bad.base_offset = expected_;
+    if (end_ - position_ < batch::kHeaderSize) {
       bad.reason = "batch header runs past the end of the range";
       return std::optional<BadBatch>(bad);
     }
-    SPILLWAY_RETURN_IF_ERROR(fill(pos, batch::kHeaderSize));
+    SPILLWAY_RETURN_IF_ERROR(fill(position_, batch::kHeaderSize));
     Result<batch::BatchHeader> h =
-        batch::parse_header(buffer.subspan(pos - window_start, batch::kHeaderSize));
+        batch::parse_header(buffer.subspan(position_ - window_start_, batch::kHeaderSize));
     if (!h.ok()) {
       bad.reason = "batch header does not parse";
       return std::optional<BadBatch>(bad);
     }
     bad.size = h->total_size();
-    if (h->last_offset_delta >= 0) bad.end_offset = expected + h->last_offset_delta + 1;
-    if (h->base_offset != expected || h->last_offset_delta < 0) {
+    if (h->last_offset_delta >= 0) bad.end_offset = expected_ + h->last_offset_delta + 1;
+    if (h->base_offset != expected_ || h->last_offset_delta < 0) {
       bad.reason = "offsets not dense";
       return std::optional<BadBatch>(bad);
     }
-    if (h->total_size() > end - pos) {
+    if (h->total_size() > end_ - position_) {
       bad.reason = "batch runs past the end of the range";
       return std::optional<BadBatch>(bad);
     }
-    const uint64_t batch_end = pos + h->total_size();
+    const uint64_t batch_end = position_ + h->total_size();
     uint32_t crc = 0;
-    for (uint64_t at = pos + batch::kAttributesPos; at < batch_end;) {
+    for (uint64_t at = position_ + batch::kAttributesPos; at < batch_end;) {
       SPILLWAY_RETURN_IF_ERROR(fill(at, 1));
-      const uint64_t take = std::min(window_start + window_size, batch_end) - at;
-      crc = crc32c(buffer.subspan(at - window_start, static_cast<std::size_t>(take)), crc);
+      const uint64_t take = std::min(window_start_ + window_size_, batch_end) - at;
+      crc = crc32c(buffer.subspan(at - window_start_, static_cast<std::size_t>(take)), crc);
       at += take;
     }
     if (crc != h->crc) {
       bad.reason = "CRC mismatch";
       return std::optional<BadBatch>(bad);
     }
-    expected = h->last_offset() + 1;
-    pos = batch_end;
+    expected_ = h->last_offset() + 1;
+    position_ = batch_end;
   }
   return std::optional<BadBatch>();
 }

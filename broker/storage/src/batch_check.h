@@ -1,5 +1,6 @@
-// Checking stored batches on the read path (verify_reads) without
-// allocating: a streaming CRC-32C over a caller's buffer.
+// Checking stored batches after they were written (verify_reads, and the
+// background check of sealed segments) without allocating: a streaming
+// CRC-32C through a caller's buffer, resumable at batch boundaries.
 #pragma once
 
 #include <cstdint>
@@ -20,13 +21,30 @@ struct BadBatch {
   const char* reason = "";
 };
 
-// Checks the batches in [position, position + length) of `file`: each
-// header parses, base offsets run densely from `first_offset`, the batches
-// tile the range exactly, and each CRC-32C matches. Reads through `buffer`
-// (at least batch::kHeaderSize bytes). nullopt when all are intact; an
-// error only when reading fails.
-Result<std::optional<BadBatch>> check_stored_batches(File& file, uint64_t position, uint64_t length,
-                                                     int64_t first_offset,
-                                                     std::span<std::byte> buffer);
+// Walks the batches in [position, end) of a file: each header parses, base
+// offsets run densely from `first_offset`, the batches tile the range
+// exactly, and each CRC-32C matches. Not thread-safe; the file must outlive it.
+class BatchChecker {
+ public:
+  BatchChecker(File& file, uint64_t position, uint64_t end, int64_t first_offset)
+      : file_(file), position_(position), end_(end), expected_(first_offset) {}
+
+  // Checks whole batches until at least `budget` bytes were checked or the
+  // range ends, reading through `buffer` (at least batch::kHeaderSize
+  // bytes). The first bad batch, or nullopt; an error only when a read fails.
+  Result<std::optional<BadBatch>> step(uint64_t budget, std::span<std::byte> buffer);
+
+  bool done() const { return position_ >= end_; }
+  uint64_t position() const { return position_; }  // a batch boundary
+  int64_t next_offset() const { return expected_; }
+
+ private:
+  File& file_;
+  uint64_t position_;
+  uint64_t end_;
+  int64_t expected_;
+  uint64_t window_start_ = 0;
+  uint64_t window_size_ = 0;
+};
 
 }  // namespace spillway::storage

@@ -99,8 +99,9 @@ Status PartitionLog::corrupt_error() const {
 }
 
 Status PartitionLog::verify_range(const Segment& seg, const SegmentRange& range) {
-  Result<std::optional<BadBatch>> bad = check_stored_batches(
-      *seg.log_file(), range.position, range.length, range.first_offset, verify_buffer_);
+  BatchChecker checker(*seg.log_file(), range.position, range.position + range.length,
+                       range.first_offset);
+  Result<std::optional<BadBatch>> bad = checker.step(UINT64_MAX, verify_buffer_);
   if (!bad.ok()) return std::move(bad).take_status();
   if (!bad->has_value()) return Status::Ok();
   const BadBatch& b = **bad;
