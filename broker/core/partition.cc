@@ -73,6 +73,7 @@ void Partition::append(std::span<std::byte> batch, std::byte* rented, bool durab
     deliver(reply, std::move(r));
     return;
   }
+  const size_t segments = log_->segment_count();
   Result<storage::AppendResult> appended = log_->append(batch);
   BufferPool::global().give_back(rented);
   if (!appended.ok()) {
@@ -81,6 +82,7 @@ void Partition::append(std::span<std::byte> batch, std::byte* rented, bool durab
     deliver(reply, std::move(r));
     return;
   }
+  if (log_->segment_count() != segments) check_sealed_segments();  // it rolled
   // A running total (summing the segments is O(segments)); tick() and
   // retention recompute it exactly.
   size_bytes_.fetch_add(batch.size(), std::memory_order_relaxed);
@@ -210,8 +212,62 @@ void Partition::publish() {
   fetch_waiters_.clear();
 }
 
+void Partition::check_sealed_segments() {
+  if (checking_sealed_ || sealed_checks_failed_ || closed_) return;
+  std::unique_ptr<storage::SealedSegmentCheck> check = log_->next_sealed_check();
+  if (check == nullptr) return;
+  checking_sealed_ = true;
+  post_task(sync_, [self = shared_from_this(),
+                    check = std::shared_ptr<storage::SealedSegmentCheck>(std::move(check))] {
+    self->run_sealed_check(check);
+  });
+}
+
+void Partition::run_sealed_check(std::shared_ptr<storage::SealedSegmentCheck> check) {
+  if (stop_sealed_checks_.load(std::memory_order_relaxed)) return;
+  Result<bool> done = check->step(kSealedCheckStepBytes);
+  if (done.ok() && !*done) {
+    // Requeued behind whatever fdatasync arrived meanwhile.
+    post_task(sync_, [self = shared_from_this(), check] { self->run_sealed_check(check); });
+    return;
+  }
+  Status st = done.ok() ? Status::Ok() : done.status();
+  post_task(owner_, [self = shared_from_this(), check, st = std::move(st)]() mutable {
+    self->finish_sealed_check(*check, std::move(st));
+  });
+}
+
+void Partition::finish_sealed_check(const storage::SealedSegmentCheck& check, Status result) {
+  checking_sealed_ = false;
+  if (closed_) return;
+  if (!result.ok()) {
+    sealed_checks_failed_ = true;
+    spdlog::warn(
+        "partition {}-{}: reading back sealed segment {} failed ({}); no more background "
+        "checks until restart (the next start checks it instead)",
+        topic_, index_, check.base_offset(), result.message());
+    return;
+  }
+  storage::VerifiedPointWrite write = log_->finish_sealed_check(check);
+  if (log_->corrupt()) {
+    (void)note_corruption();
+    return;
+  }
+  if (write.needed()) {
+    post_task(sync_, [self = shared_from_this(), write = std::move(write)] {
+      if (self->stop_sealed_checks_.load(std::memory_order_relaxed)) return;
+      if (Status st = storage::PartitionLog::run_verified_point_write(write); !st.ok()) {
+        spdlog::warn("partition {}-{}: recording the verified point: {}", self->topic_,
+                     self->index_, st.message());
+      }
+    });
+  }
+  check_sealed_segments();  // the next one, if several rolled meanwhile
+}
+
 void Partition::tick() {
   if (closed_) return;
+  check_sealed_segments();
   if (Status st = log_->tick(); !st.ok()) {
     spdlog::error("partition {}-{}: interval flush failed: {}", topic_, index_, st.message());
   }
@@ -253,6 +309,7 @@ void Partition::wake_waiters() {
 void Partition::close(bool clean) {
   if (closed_) return;
   closed_ = true;
+  stop_sealed_checks_.store(true, std::memory_order_relaxed);
   if (!clean) {
     // Deleted: its directory is already renamed away and about to go.
   } else if (Status st = log_->close(); !st.ok()) {

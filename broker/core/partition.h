@@ -64,6 +64,11 @@ class Partition : public std::enable_shared_from_this<Partition> {
   // Under the `interval` policy, appended bytes are handed to the kernel's
   // writeback in steps of this size (as RocksDB's bytes_per_sync does).
   static constexpr uint64_t kWritebackBytes = 1u << 20;
+  // A sealed segment is read back and checked on the sync thread (so the
+  // verified point, and the work of the next start, stays near the active
+  // segment; docs/log-storage.md) in steps of this size, between which the
+  // fdatasyncs queued meanwhile run.
+  static constexpr uint64_t kSealedCheckStepBytes = 1u << 20;
   // `owner` runs every call; `sync` runs the blocking fdatasyncs. Both must
   // outlive the partition's pending work.
   // `flush_interval_ms` > 0: the `interval` policy's periodic fdatasync,
@@ -89,7 +94,8 @@ class Partition : public std::enable_shared_from_this<Partition> {
   // advance) that makes new data visible. Stale waiters are dropped here.
   void add_waiter(FetchWaiter waiter);
 
-  // Timer hooks: the interval flush and retention.
+  // Timer hooks: the interval flush, the start of the background check of
+  // sealed segments (see below) and retention.
   void tick();
   void enforce_retention();
 
@@ -126,6 +132,11 @@ class Partition : public std::enable_shared_from_this<Partition> {
   Status closed_error() const;
   // Publishes the log's corrupt state (once) and returns the error to send.
   Status note_corruption();
+  // Starts the background check of the next unchecked sealed segment, if
+  // there is one and none runs (owner); the steps run on the sync thread.
+  void check_sealed_segments();
+  void run_sealed_check(std::shared_ptr<storage::SealedSegmentCheck> check);  // sync thread
+  void finish_sealed_check(const storage::SealedSegmentCheck& check, Status result);
 
   const std::string topic_;
   const int32_t index_;
@@ -143,6 +154,9 @@ class Partition : public std::enable_shared_from_this<Partition> {
   std::atomic<int64_t> log_start_{0};
   std::atomic<uint64_t> size_bytes_{0};
   std::atomic<bool> corrupt_{false};
+  bool checking_sealed_ = false;                 // a sealed-segment check runs
+  bool sealed_checks_failed_ = false;            // one could not read: no more until restart
+  std::atomic<bool> stop_sealed_checks_{false};  // set by close()
   mutable std::mutex corruption_mu_;
   std::string corruption_message_;  // under corruption_mu_
 };

@@ -434,5 +434,82 @@ TEST(Integrity, StartVerifiesOnlyBytesAfterTheVerifiedPoint) {
   EXPECT_LT(fs.bytes_read() - before, log_bytes / 20);
 }
 
+// Runs every pending background check of sealed segments to its end, as the
+// broker's sync thread does step by step; returns how many ran.
+int run_sealed_checks(PartitionLog& log) {
+  int checks = 0;
+  while (std::unique_ptr<SealedSegmentCheck> check = log.next_sealed_check()) {
+    for (;;) {
+      Result<bool> done = check->step(1000);
+      EXPECT_TRUE(done.ok());
+      if (!done.ok() || *done) break;
+    }
+    EXPECT_TRUE(PartitionLog::run_verified_point_write(log.finish_sealed_check(*check)).ok());
+    ++checks;
+    if (log.corrupt()) break;
+  }
+  return checks;
+}
+
+// The background check of each sealed segment moves the verified point, so
+// a start after a long run checks only the active segment's new bytes.
+TEST(Integrity, SealedSegmentChecksKeepTheNextStartShort) {
+  MemoryFileSystem fs;
+  uint64_t log_bytes = 0;
+  uint64_t active_bytes = 0;
+  {
+    auto log = PartitionLog::open(fs, kDir, config());
+    ASSERT_TRUE(log.ok());
+    int checks = 0;
+    for (int i = 0; i < 120; ++i) {
+      Bytes b = make_batch(2, 100, 50 + i);
+      ASSERT_TRUE((*log)->append(b).ok());
+      checks += run_sealed_checks(**log);
+    }
+    EXPECT_EQ(static_cast<std::size_t>(checks), (*log)->segment_count() - 1);
+    EXPECT_GE(checks, 5);
+    log_bytes = (*log)->size_bytes();
+    auto names = fs.list_dir(kDir);
+    std::string active;
+    for (const auto& n : *names) {
+      if (n.ends_with(".log")) active = std::max(active, n);
+    }
+    active_bytes = fs.contents(std::string(kDir) + "/" + active).size();
+  }  // a crash
+  const uint64_t before = fs.bytes_read();
+  auto log = PartitionLog::open(fs, kDir, config());
+  ASSERT_TRUE(log.ok());
+  EXPECT_FALSE((*log)->corrupt());
+  const uint64_t read = fs.bytes_read() - before;
+  EXPECT_GE(read, active_bytes);
+  EXPECT_LT(read, active_bytes + log_bytes / 10) << "of " << log_bytes;
+}
+
+// A sealed segment damaged after it was written is caught by its check.
+TEST(Integrity, SealedSegmentCheckFindsDamage) {
+  MemoryFileSystem fs;
+  auto log = PartitionLog::open(fs, kDir, config());
+  ASSERT_TRUE(log.ok());
+  std::vector<Bytes> stored;
+  while ((*log)->segment_count() < 2) {
+    Bytes b = make_batch(2, 100, stored.size());
+    ASSERT_TRUE((*log)->append(b).ok());
+    stored.push_back(b);
+  }
+  const std::string first = std::string(kDir) + "/00000000000000000000.log";
+  auto bytes = fs.contents(first);
+  bytes[stored[0].size() + stored[1].size() - 5] ^= std::byte{1};  // inside batch 1
+  fs.set_contents(first, bytes);
+  EXPECT_EQ(run_sealed_checks(**log), 1);
+  ASSERT_TRUE((*log)->corrupt());
+  EXPECT_EQ((*log)->corruption()->first_offset, 2);
+  EXPECT_EQ((*log)->corruption()->end_offset, 4);
+  EXPECT_FALSE((*log)->read(0, 1 << 20).ok());
+  log->reset();
+  auto again = PartitionLog::open(fs, kDir, config());
+  ASSERT_TRUE(again.ok());
+  EXPECT_TRUE((*again)->corrupt());
+}
+
 }  // namespace
 }  // namespace spillway::storage

@@ -1,6 +1,6 @@
 // Streaming check of stored batches: headers from a read window, the CRC
 // continued across refills of that window.
-#include "batch_check.h"
+#include "spillway/storage/batch_check.h"
 
 #include <algorithm>
 
@@ -61,6 +61,25 @@ Result<std::optional<BadBatch>> BatchChecker::step(uint64_t budget, std::span<st
     position_ = batch_end;
   }
   return std::optional<BadBatch>();
+}
+
+SealedSegmentCheck::SealedSegmentCheck(std::shared_ptr<File> file, int64_t base_offset,
+                                       uint64_t size)
+    : file_(std::move(file)),
+      base_offset_(base_offset),
+      size_(size),
+      checker_(*file_, 0, size, base_offset),
+      buffer_(256 * 1024) {}
+
+Result<bool> SealedSegmentCheck::step(uint64_t budget) {
+  if (damage_) return true;
+  Result<std::optional<BadBatch>> bad = checker_.step(budget, buffer_);
+  if (!bad.ok()) return std::move(bad).take_status();
+  if (bad->has_value()) {
+    damage_ = **bad;
+    return true;
+  }
+  return checker_.done();
 }
 
 }  // namespace spillway::storage

@@ -8,9 +8,9 @@
 #include <algorithm>
 #include <chrono>
 
-#include "batch_check.h"
 #include "log_markers.h"
 #include "spillway/common/record_batch.h"
+#include "spillway/storage/batch_check.h"
 
 namespace spillway::storage {
 
@@ -98,22 +98,68 @@ Status PartitionLog::corrupt_error() const {
   return Status(ErrorCode::kCorruptMessage, corruption_->describe());
 }
 
+Status PartitionLog::enter_corrupt_at(int64_t base, const BadBatch& bad, const char* found_by) {
+  Corruption c;
+  c.first_offset = bad.base_offset;
+  c.end_offset = bad.end_offset;
+  c.segment = Segment::log_name(base);
+  c.position = bad.position;
+  c.length = bad.size;
+  c.reason = std::string(bad.reason) + ", found by " + found_by;
+  enter_corrupt(std::move(c), base, bad.position);
+  return corrupt_error();
+}
+
 Status PartitionLog::verify_range(const Segment& seg, const SegmentRange& range) {
   BatchChecker checker(*seg.log_file(), range.position, range.position + range.length,
                        range.first_offset);
   Result<std::optional<BadBatch>> bad = checker.step(UINT64_MAX, verify_buffer_);
   if (!bad.ok()) return std::move(bad).take_status();
   if (!bad->has_value()) return Status::Ok();
-  const BadBatch& b = **bad;
-  Corruption c;
-  c.first_offset = b.base_offset;
-  c.end_offset = b.end_offset;
-  c.segment = Segment::log_name(seg.base_offset());
-  c.position = b.position;
-  c.length = b.size;
-  c.reason = std::string(b.reason) + ", found by a checked read";
-  enter_corrupt(std::move(c), seg.base_offset(), b.position);
-  return corrupt_error();
+  return enter_corrupt_at(seg.base_offset(), **bad, "a checked read");
+}
+
+std::unique_ptr<SealedSegmentCheck> PartitionLog::next_sealed_check() const {
+  if (closed_ || corrupt() || verified_segment_ >= segments_.back()->base_offset()) return nullptr;
+  for (std::size_t i = 0; i + 1 < segments_.size(); ++i) {
+    const Segment& seg = *segments_[i];
+    if (seg.base_offset() < verified_segment_) continue;
+    return std::make_unique<SealedSegmentCheck>(seg.log_file(), seg.base_offset(), seg.size());
+  }
+  return nullptr;
+}
+
+VerifiedPointWrite PartitionLog::finish_sealed_check(const SealedSegmentCheck& check) {
+  VerifiedPointWrite write;
+  if (closed_ || corrupt()) return write;
+  if (const BadBatch* bad = check.damage()) {
+    (void)enter_corrupt_at(check.base_offset(), *bad, "the check of a sealed segment");
+    return write;
+  }
+  if (check.base_offset() < verified_segment_) return write;
+  // The segment after the checked one; the point moves to its start only if
+  // no unchecked segment sits between (retention may have deleted some).
+  for (std::size_t i = 0; i + 1 < segments_.size(); ++i) {
+    if (segments_[i]->base_offset() < verified_segment_) continue;
+    if (segments_[i]->base_offset() != check.base_offset()) return write;
+    verified_segment_ = segments_[i + 1]->base_offset();
+    verified_position_ = 0;
+    write.fs = &fs_;
+    write.dir = dir_;
+    write.segment = verified_segment_;
+    write.position = verified_position_;
+    return write;
+  }
+  return write;
+}
+
+Status PartitionLog::run_verified_point_write(const VerifiedPointWrite& write) {
+  if (!write.needed()) return Status::Ok();
+  const std::string path = write.dir + kVerifiedMarker;
+  const bool existed = write.fs->exists(path);
+  SPILLWAY_RETURN_IF_ERROR(
+      write_log_position(*write.fs, path, LogPosition{write.segment, write.position}));
+  return existed ? Status::Ok() : write.fs->sync_dir(write.dir);
 }
 
 Status PartitionLog::read_only_error() const {

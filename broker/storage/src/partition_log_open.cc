@@ -173,8 +173,10 @@ Status PartitionLog::recover() {
   // Everything up to the end has now been checked (or was before).
   const std::string verified_path = dir_ + kVerifiedMarker;
   dir_changed = dir_changed || !verified;
-  SPILLWAY_RETURN_IF_ERROR(write_log_position(
-      fs_, verified_path, {segments_.back()->base_offset(), segments_.back()->size()}));
+  verified_segment_ = segments_.back()->base_offset();
+  verified_position_ = segments_.back()->size();
+  SPILLWAY_RETURN_IF_ERROR(
+      write_log_position(fs_, verified_path, {verified_segment_, verified_position_}));
   if (dir_changed) SPILLWAY_RETURN_IF_ERROR(fs_.sync_dir(dir_));
   next_offset_ = segments_.back()->next_offset();
   durable_offset_ = next_offset_;

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "spillway/common/status.h"
+#include "spillway/storage/batch_check.h"
 #include "spillway/storage/file_system.h"
 #include "spillway/storage/log_config.h"
 #include "spillway/storage/segment.h"
@@ -81,6 +82,16 @@ struct WritebackRequest {
   uint64_t offset = 0;
   uint64_t length = 0;
   bool needed() const { return file != nullptr; }
+};
+
+// Records a new verified point (PartitionLog::finish_sealed_check); the
+// file write and fsync run on any thread.
+struct VerifiedPointWrite {
+  FileSystem* fs = nullptr;  // null when there is nothing to write
+  std::string dir;
+  int64_t segment = 0;
+  uint64_t position = 0;
+  bool needed() const { return fs != nullptr; }
 };
 
 class PartitionLog {
@@ -159,6 +170,19 @@ class PartitionLog {
   // the log is corrupt (it is kept as found for the operator).
   Result<std::size_t> enforce_retention();
 
+  // The background check of sealed segments, which keeps the verified point
+  // (and so the work of the next open) close to the active segment: the
+  // oldest sealed segment past the verified point, to read back and check
+  // off the owner core, or null when there is none (or the log is corrupt
+  // or closed). Bytes written since are mostly still in the page cache.
+  std::unique_ptr<SealedSegmentCheck> next_sealed_check() const;
+  // On the owner, once `check` is over: intact moves the verified point
+  // past the segment and returns the write that records it
+  // (run_verified_point_write, any thread); a bad batch makes the log
+  // corrupt (recorded, as a checked read does) and returns nothing to do.
+  VerifiedPointWrite finish_sealed_check(const SealedSegmentCheck& check);
+  static Status run_verified_point_write(const VerifiedPointWrite& write);
+
   // Clean shutdown: flushes, writes every index, writes the clean-shutdown
   // marker. The log accepts nothing afterwards.
   Status close();
@@ -193,6 +217,8 @@ class PartitionLog {
   // verify_reads: checks the CRCs of `range` of `seg`; kCorruptMessage (and
   // the corrupt state) when one fails.
   Status verify_range(const Segment& seg, const SegmentRange& range);
+  // Makes the log corrupt for `bad`, found in the segment based at `base`.
+  Status enter_corrupt_at(int64_t base, const BadBatch& bad, const char* found_by);
   Status roll(int64_t now_ms);
   void enter_read_only(const Status& cause);
   Status read_only_error() const;
@@ -211,6 +237,10 @@ class PartitionLog {
   Status read_only_reason_;
   std::unique_ptr<Corruption> corruption_;
   std::vector<std::byte> verify_buffer_;  // verify_reads only, sized at open
+  // The verified point: segments below verified_segment_, and the first
+  // verified_position_ bytes of that one, were read back and checked.
+  int64_t verified_segment_ = -1;
+  uint64_t verified_position_ = 0;
   bool closed_ = false;
 };
 

@@ -4,8 +4,10 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
+#include <vector>
 
 #include "spillway/common/status.h"
 #include "spillway/storage/file_system.h"
@@ -45,6 +47,31 @@ class BatchChecker {
   int64_t expected_;
   uint64_t window_start_ = 0;
   uint64_t window_size_ = 0;
+};
+
+// The read-back check of one whole sealed segment, in steps, on any thread
+// (made by PartitionLog::next_sealed_check). Holds the segment's file open,
+// so retention may delete the segment meanwhile.
+class SealedSegmentCheck {
+ public:
+  SealedSegmentCheck(std::shared_ptr<File> file, int64_t base_offset, uint64_t size);
+
+  // Checks about `budget` more bytes; true once the check is over (the
+  // whole segment checked, or a bad batch found: see damage()).
+  Result<bool> step(uint64_t budget);
+
+  int64_t base_offset() const { return base_offset_; }
+  uint64_t size() const { return size_; }
+  // After step() returned true: the first bad batch, or null.
+  const BadBatch* damage() const { return damage_ ? &*damage_ : nullptr; }
+
+ private:
+  std::shared_ptr<File> file_;
+  int64_t base_offset_;
+  uint64_t size_;
+  BatchChecker checker_;
+  std::vector<std::byte> buffer_;
+  std::optional<BadBatch> damage_;
 };
 
 }  // namespace spillway::storage
