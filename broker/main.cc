@@ -13,6 +13,7 @@
 
 #include "config/command_line.h"
 #include "core/offset_store.h"
+#include "core/scrub_budget.h"
 #include "core/topic_registry.h"
 #include "data_dir.h"
 #include "handlers/admin_handlers.h"
@@ -95,6 +96,7 @@ int main(int argc, char** argv) {
 
   std::vector<asio::io_context*> cores;
   for (size_t i = 0; i < server.shard_count(); ++i) cores.push_back(&server.shard_context(i));
+  ScrubBudget::global().set_rate(static_cast<uint64_t>(config.scrub_bytes_per_second));
   TopicRegistry topics(config, cores);
   if (Status st = topics.start(); !st.ok()) {
     spdlog::critical("{}", st.message());

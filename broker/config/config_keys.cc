@@ -197,6 +197,17 @@ const std::array kKeys = {
               "",
               "check the CRC of every batch read from disk into a fetch response; a mismatch "
               "stops that partition (corrupt) instead of serving it"},
+    ConfigKey{"integrity",
+              "scrub_bytes_per_second",
+              "scrub-bytes-per-second",
+              K::kInteger,
+              &C::scrub_bytes_per_second,
+              0,
+              64 * kGiB,
+              {},
+              "bytes per second",
+              "re-read the sealed segments of every partition in a loop at this rate (all "
+              "partitions together), checking each batch's CRC; 0 = off"},
     ConfigKey{"metrics",
               "listen",
               "metrics-listen",

@@ -7,6 +7,7 @@
 #include <asio/post.hpp>
 #include <chrono>
 
+#include "core/scrub_budget.h"
 #include "core/task_pool.h"
 #include "spillway/common/buffer_pool.h"
 
@@ -263,11 +264,85 @@ void Partition::finish_sealed_check(const storage::SealedSegmentCheck& check, St
     });
   }
   check_sealed_segments();  // the next one, if several rolled meanwhile
+  scrub();
+}
+
+void Partition::scrub() {
+  if (closed_ || checking_sealed_ || scrub_running_ || sealed_checks_failed_ || log_->corrupt() ||
+      !ScrubBudget::global().enabled()) {
+    return;
+  }
+  if (scrub_ == nullptr) {
+    scrub_ = log_->sealed_check_from(scrub_next_);
+    if (scrub_ == nullptr && scrub_next_ > 0) {
+      if (scrub_pass_segments_ > 0) {
+        spdlog::info("partition {}-{}: scrub pass done: {} sealed segment(s), {} bytes, intact",
+                     topic_, index_, scrub_pass_segments_, scrub_pass_bytes_);
+      }
+      scrub_pass_segments_ = 0;
+      scrub_pass_bytes_ = 0;
+      scrub_ = log_->sealed_check_from(0);  // start over
+    }
+    if (scrub_ == nullptr) return;  // nothing sealed yet
+    scrub_next_ = scrub_->base_offset() + 1;
+  }
+  const uint64_t granted = ScrubBudget::global().take(kScrubGrantBytes);
+  if (granted == 0) return;  // the next tick asks again
+  scrub_running_ = true;
+  post_task(sync_, [self = shared_from_this(), check = scrub_, granted] {
+    self->run_scrub_grant(check, granted);
+  });
+}
+
+void Partition::run_scrub_grant(std::shared_ptr<storage::SealedSegmentCheck> check, uint64_t left) {
+  if (stop_sealed_checks_.load(std::memory_order_relaxed)) return;
+  const uint64_t step = std::min(left, kSealedCheckStepBytes);
+  Result<bool> done = check->step(step);
+  if (done.ok() && !*done && left > step) {
+    // Requeued behind whatever fdatasync arrived meanwhile.
+    post_task(sync_, [self = shared_from_this(), check, left = left - step] {
+      self->run_scrub_grant(check, left);
+    });
+    return;
+  }
+  post_task(owner_, [self = shared_from_this(), done = std::move(done)]() mutable {
+    self->finish_scrub_grant(std::move(done));
+  });
+}
+
+void Partition::finish_scrub_grant(Result<bool> done) {
+  scrub_running_ = false;
+  if (closed_ || scrub_ == nullptr) return;
+  if (!done.ok()) {
+    spdlog::warn("partition {}-{}: scrubbing segment {}: {}; skipping it this pass", topic_, index_,
+                 scrub_->base_offset(), done.status().message());
+    scrub_.reset();
+    return;
+  }
+  const uint64_t checked = scrub_->checked_bytes();
+  ScrubBudget::global().count_scrubbed(checked - scrub_counted_);
+  scrub_pass_bytes_ += checked - scrub_counted_;
+  scrub_counted_ = checked;
+  if (*done) {
+    ++scrub_pass_segments_;
+    if (scrub_->damage() != nullptr) {
+      ScrubBudget::global().count_damage();
+      (void)log_->finish_sealed_check(*scrub_, "the scrubber");  // turns the log corrupt
+      if (log_->corrupt()) (void)note_corruption();
+    } else {
+      spdlog::debug("partition {}-{}: scrubbed segment {} ({} bytes): intact", topic_, index_,
+                    scrub_->base_offset(), scrub_->size());
+    }
+    scrub_.reset();
+    scrub_counted_ = 0;
+  }
+  scrub();  // on while the budget lasts
 }
 
 void Partition::tick() {
   if (closed_) return;
   check_sealed_segments();
+  scrub();
   if (Status st = log_->tick(); !st.ok()) {
     spdlog::error("partition {}-{}: interval flush failed: {}", topic_, index_, st.message());
   }

@@ -69,6 +69,8 @@ class Partition : public std::enable_shared_from_this<Partition> {
   // segment; docs/log-storage.md) in steps of this size, between which the
   // fdatasyncs queued meanwhile run.
   static constexpr uint64_t kSealedCheckStepBytes = 1u << 20;
+  // The most the scrubber asks the ScrubBudget for at a time.
+  static constexpr uint64_t kScrubGrantBytes = 8u << 20;
   // `owner` runs every call; `sync` runs the blocking fdatasyncs. Both must
   // outlive the partition's pending work.
   // `flush_interval_ms` > 0: the `interval` policy's periodic fdatasync,
@@ -137,6 +139,12 @@ class Partition : public std::enable_shared_from_this<Partition> {
   void check_sealed_segments();
   void run_sealed_check(std::shared_ptr<storage::SealedSegmentCheck> check);  // sync thread
   void finish_sealed_check(const storage::SealedSegmentCheck& check, Status result);
+  // The scrubber (ScrubBudget): re-checks the sealed segments one after the
+  // other, in grants of the broker-wide byte rate, when no check of a newly
+  // sealed segment is due. Owner; the reading runs on the sync thread.
+  void scrub();
+  void run_scrub_grant(std::shared_ptr<storage::SealedSegmentCheck> check, uint64_t left);
+  void finish_scrub_grant(Result<bool> done);
 
   const std::string topic_;
   const int32_t index_;
@@ -154,9 +162,15 @@ class Partition : public std::enable_shared_from_this<Partition> {
   std::atomic<int64_t> log_start_{0};
   std::atomic<uint64_t> size_bytes_{0};
   std::atomic<bool> corrupt_{false};
-  bool checking_sealed_ = false;                 // a sealed-segment check runs
-  bool sealed_checks_failed_ = false;            // one could not read: no more until restart
-  std::atomic<bool> stop_sealed_checks_{false};  // set by close()
+  bool checking_sealed_ = false;                        // a sealed-segment check runs
+  bool sealed_checks_failed_ = false;                   // one could not read: no more until restart
+  std::atomic<bool> stop_sealed_checks_{false};         // set by close()
+  std::shared_ptr<storage::SealedSegmentCheck> scrub_;  // the segment being re-checked
+  bool scrub_running_ = false;                          // a grant is being read
+  int64_t scrub_next_ = 0;         // re-check the first sealed segment at or after this
+  uint64_t scrub_counted_ = 0;     // bytes of scrub_ already counted
+  uint64_t scrub_pass_bytes_ = 0;  // this pass over the log so far
+  size_t scrub_pass_segments_ = 0;
   mutable std::mutex corruption_mu_;
   std::string corruption_message_;  // under corruption_mu_
 };

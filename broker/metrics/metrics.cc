@@ -3,6 +3,7 @@
 
 #include <cstdio>
 
+#include "core/scrub_budget.h"
 #include "core/topic_registry.h"
 #include "spillway/common/frame.h"
 
@@ -93,6 +94,18 @@ std::string Metrics::render(const TopicRegistry& topics, size_t connections) con
            topic->name.c_str(), p->index(), p->corrupt() ? 1 : 0);
     }
   }
+  const ScrubBudget& scrub = ScrubBudget::global();
+  out +=
+      "# HELP spillway_scrubbed_bytes_total Bytes of sealed segments the scrubber re-read and "
+      "checked.\n# TYPE spillway_scrubbed_bytes_total counter\n";
+  line(out, "spillway_scrubbed_bytes_total %llu\n",
+       static_cast<unsigned long long>(scrub.scrubbed_bytes()));
+  out +=
+      "# HELP spillway_scrub_damaged_segments_total Sealed segments in which the scrubber "
+      "found a damaged batch (each stops its partition: spillway_partition_corrupt).\n"
+      "# TYPE spillway_scrub_damaged_segments_total counter\n";
+  line(out, "spillway_scrub_damaged_segments_total %llu\n",
+       static_cast<unsigned long long>(scrub.damaged_segments()));
   out +=
       "# HELP spillway_rejected_batches_total Produce batches that failed validation.\n"
       "# TYPE spillway_rejected_batches_total counter\n";

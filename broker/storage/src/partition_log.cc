@@ -129,11 +129,22 @@ std::unique_ptr<SealedSegmentCheck> PartitionLog::next_sealed_check() const {
   return nullptr;
 }
 
-VerifiedPointWrite PartitionLog::finish_sealed_check(const SealedSegmentCheck& check) {
+std::unique_ptr<SealedSegmentCheck> PartitionLog::sealed_check_from(int64_t from) const {
+  if (closed_ || corrupt()) return nullptr;
+  auto it = std::lower_bound(
+      segments_.begin(), segments_.end() - 1, from,
+      [](const std::unique_ptr<Segment>& s, int64_t o) { return s->base_offset() < o; });
+  if (it == segments_.end() - 1) return nullptr;
+  const Segment& seg = **it;
+  return std::make_unique<SealedSegmentCheck>(seg.log_file(), seg.base_offset(), seg.size());
+}
+
+VerifiedPointWrite PartitionLog::finish_sealed_check(const SealedSegmentCheck& check,
+                                                     const char* found_by) {
   VerifiedPointWrite write;
   if (closed_ || corrupt()) return write;
   if (const BadBatch* bad = check.damage()) {
-    (void)enter_corrupt_at(check.base_offset(), *bad, "the check of a sealed segment");
+    (void)enter_corrupt_at(check.base_offset(), *bad, found_by);
     return write;
   }
   if (check.base_offset() < verified_segment_) return write;

@@ -62,6 +62,8 @@ class SealedSegmentCheck {
 
   int64_t base_offset() const { return base_offset_; }
   uint64_t size() const { return size_; }
+  // Bytes checked so far (whole batches from the start).
+  uint64_t checked_bytes() const { return checker_.position(); }
   // After step() returned true: the first bad batch, or null.
   const BadBatch* damage() const { return damage_ ? &*damage_ : nullptr; }
 

@@ -180,7 +180,14 @@ class PartitionLog {
   // past the segment and returns the write that records it
   // (run_verified_point_write, any thread); a bad batch makes the log
   // corrupt (recorded, as a checked read does) and returns nothing to do.
-  VerifiedPointWrite finish_sealed_check(const SealedSegmentCheck& check);
+  // `found_by` names the check in the corruption report.
+  VerifiedPointWrite finish_sealed_check(const SealedSegmentCheck& check,
+                                         const char* found_by = "the check of a sealed segment");
+  // The scrubber's re-check: the first sealed segment whose base offset is
+  // >= `from`, checked whole whatever the verified point says; null when
+  // there is none (or the log is corrupt or closed). Its outcome goes to
+  // finish_sealed_check() too.
+  std::unique_ptr<SealedSegmentCheck> sealed_check_from(int64_t from) const;
   static Status run_verified_point_write(const VerifiedPointWrite& write);
 
   // Clean shutdown: flushes, writes every index, writes the clean-shutdown
