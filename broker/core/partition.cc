@@ -276,8 +276,9 @@ void Partition::scrub() {
     scrub_ = log_->sealed_check_from(scrub_next_);
     if (scrub_ == nullptr && scrub_next_ > 0) {
       if (scrub_pass_segments_ > 0) {
-        spdlog::info("partition {}-{}: scrub pass done: {} sealed segment(s), {} bytes, intact",
-                     topic_, index_, scrub_pass_segments_, scrub_pass_bytes_);
+        // debug: a small log is passed over every few seconds.
+        spdlog::debug("partition {}-{}: scrub pass done: {} sealed segment(s), {} bytes, intact",
+                      topic_, index_, scrub_pass_segments_, scrub_pass_bytes_);
       }
       scrub_pass_segments_ = 0;
       scrub_pass_bytes_ = 0;

@@ -347,6 +347,13 @@ Status PartitionLog::roll(int64_t now_ms) {
 
 Status PartitionLog::close() {
   if (closed_) return Status::Ok();
+  if (corrupt()) {
+    // Make earlier appends durable, but write no index and no marker: the
+    // files stay as found for repair, and the next open checks again.
+    Status st = read_only() ? Status::Ok() : flush();
+    closed_ = true;
+    return st;
+  }
   if (read_only()) {
     closed_ = true;
     return read_only_reason_;  // no marker: the next open verifies

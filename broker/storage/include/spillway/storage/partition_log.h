@@ -191,7 +191,7 @@ class PartitionLog {
   static Status run_verified_point_write(const VerifiedPointWrite& write);
 
   // Clean shutdown: flushes, writes every index, writes the clean-shutdown
-  // marker. The log accepts nothing afterwards.
+  // marker (a corrupt log only flushes). The log accepts nothing afterwards.
   Status close();
 
   // True once recovery or a checked read found damage that is not a torn
