@@ -22,6 +22,9 @@ struct BrokerConfig {
   int64_t max_batch_bytes = 1 << 20;
   int64_t max_connections = 10'000;
   int64_t max_in_flight_per_connection = 64;
+  int64_t max_connections_per_ip = 1'000;
+  int64_t memory_budget_bytes = 0;  // 0 = sized from the machine (memory_budget_for)
+  int64_t connection_memory_bytes = 16 << 20;
   int64_t idle_timeout_ms = 600'000;
   // [topics]
   bool auto_create_topics = false;

@@ -57,9 +57,10 @@ std::string Partition::corruption_message() const {
 }
 
 void Partition::deliver(Reply& reply, PartitionReply result) {
-  post_task(*reply.context,
+  post_task(*reply.executor,
             [keep = std::move(reply.keep_alive), fn = reply.fn, ctx = reply.ctx,
              index = reply.index, r = std::move(result)]() mutable { fn(ctx, index, r); });
+  reply.executor.reset();  // the posted handler is the context's work now
 }
 
 Status Partition::closed_error() const {

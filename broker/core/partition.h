@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -36,10 +37,23 @@ struct PartitionReply {
   storage::FileSlice slice;  // reads only
 };
 
+// An io_context executor that counts as outstanding work of its context for
+// as long as it exists. A reply owed by another core is not work of the
+// requester's context, so without it a stopping core with nothing else to
+// do would leave its run() loop before the reply lands, and the request
+// would never be answered.
+using TrackedExecutor = std::decay_t<decltype(asio::require(
+    std::declval<asio::io_context&>().get_executor(), asio::execution::outstanding_work.tracked))>;
+inline TrackedExecutor tracked_executor(asio::io_context& context) {
+  return asio::require(context.get_executor(), asio::execution::outstanding_work.tracked);
+}
+
 // Where to deliver a PartitionReply: fn(ctx, index, reply) runs on
-// `context`'s thread. `keep_alive` holds ctx alive until then.
+// `executor`'s thread (set it with tracked_executor(); it keeps that
+// context running until the reply is delivered). `keep_alive` holds ctx
+// alive until then.
 struct Reply {
-  asio::io_context* context = nullptr;
+  std::optional<TrackedExecutor> executor;
   std::shared_ptr<void> keep_alive;
   void (*fn)(void* ctx, uint32_t index, PartitionReply& reply) = nullptr;
   void* ctx = nullptr;

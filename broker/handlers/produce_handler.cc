@@ -112,7 +112,7 @@ Status post_append(ProduceState& st, Partition& partition, uint32_t topic,
   st.entries.push_back(
       ProduceState::Entry{topic, partition.index(), ErrorCode::kOk, {}, -1, record_count, -1});
   Reply reply;
-  reply.context = &st.exchange->context();
+  reply.executor = tracked_executor(st.exchange->context());
   reply.index = index;
   if (acks == Acks::kNone) {
     reply.fn = &ignore_reply;  // answered already; the exchange may be reused

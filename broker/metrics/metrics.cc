@@ -37,11 +37,33 @@ void line(std::string& out, const char* fmt, auto... args) {
 }
 }  // namespace
 
-std::string Metrics::render(const TopicRegistry& topics, size_t connections) const {
+std::string Metrics::render(const TopicRegistry& topics, const NetworkGauges& network) const {
   std::string out;
   out +=
       "# HELP spillway_connections Open client connections.\n# TYPE spillway_connections gauge\n";
-  line(out, "spillway_connections %zu\n", connections);
+  line(out, "spillway_connections %zu\n", network.connections);
+  out +=
+      "# HELP spillway_memory_budget_bytes Bytes that requests and responses in flight may hold "
+      "(limits.memory_budget_bytes).\n# TYPE spillway_memory_budget_bytes gauge\n";
+  line(out, "spillway_memory_budget_bytes %llu\n",
+       static_cast<unsigned long long>(network.memory_budget_bytes));
+  out +=
+      "# HELP spillway_memory_in_use_bytes Bytes that requests and responses in flight hold now.\n"
+      "# TYPE spillway_memory_in_use_bytes gauge\n";
+  line(out, "spillway_memory_in_use_bytes %llu\n",
+       static_cast<unsigned long long>(network.memory_in_use_bytes));
+  out +=
+      "# HELP spillway_connections_paused Connections not read until responses are written or "
+      "memory is given back: reason=\"max_in_flight\" have max_in_flight_per_connection "
+      "requests unanswered, reason=\"connection_share\" hold their whole per-connection share "
+      "of memory, reason=\"memory_budget\" wait for the broker-wide budget.\n"
+      "# TYPE spillway_connections_paused gauge\n";
+  line(out, "spillway_connections_paused{reason=\"max_in_flight\"} %lld\n",
+       static_cast<long long>(network.connections_at_max_in_flight));
+  line(out, "spillway_connections_paused{reason=\"connection_share\"} %llu\n",
+       static_cast<unsigned long long>(network.connections_over_share));
+  line(out, "spillway_connections_paused{reason=\"memory_budget\"} %llu\n",
+       static_cast<unsigned long long>(network.connections_waiting_for_budget));
 
   const auto all = topics.snapshot();
   struct Counter {

@@ -2,6 +2,7 @@
 // (docs/protocol.md, "Conventions").
 #include "spillway/common/endian.h"
 #include "spillway/common/messages/wire.h"
+#include "spillway/common/varint.h"
 
 namespace spillway::messages {
 
@@ -33,6 +34,36 @@ int32_t WireReader::i32() noexcept {
 int64_t WireReader::i64() noexcept {
   std::span<const std::byte> b = take(8);
   return b.empty() ? 0 : load_be<int64_t>(b.data());
+}
+
+uint32_t WireReader::uvarint() noexcept {
+  uint64_t v = 0;
+  const std::byte* end = rest_.data() + rest_.size();
+  const std::byte* next =
+      ok_ ? varint::get_uvarint(rest_.data(), end, varint::kMaxVarint32Bytes, 32, &v) : nullptr;
+  if (next == nullptr) {
+    fail();
+    return 0;
+  }
+  rest_ = rest_.subspan(static_cast<size_t>(next - rest_.data()));
+  return static_cast<uint32_t>(v);
+}
+
+int32_t WireReader::varint() noexcept {
+  return varint::unzigzag32(uvarint());
+}
+
+int64_t WireReader::varlong() noexcept {
+  uint64_t v = 0;
+  const std::byte* end = rest_.data() + rest_.size();
+  const std::byte* next =
+      ok_ ? varint::get_uvarint(rest_.data(), end, varint::kMaxVarint64Bytes, 64, &v) : nullptr;
+  if (next == nullptr) {
+    fail();
+    return 0;
+  }
+  rest_ = rest_.subspan(static_cast<size_t>(next - rest_.data()));
+  return varint::unzigzag64(v);
 }
 
 std::string_view WireReader::string() noexcept {
