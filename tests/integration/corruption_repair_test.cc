@@ -31,7 +31,7 @@ class CorruptionRepair : public ::testing::Test {
   void start(std::vector<std::string> extra = {}) {
     BrokerProcess::Options options;
     options.default_data_dir = false;
-    options.args = {"--data-dir", data_.path().string(), "--metrics-listen", "127.0.0.1:0"};
+    options.args = {"--data-dir", data_dir_.string(), "--metrics-listen", "127.0.0.1:0"};
     options.args.insert(options.args.end(), extra.begin(), extra.end());
     auto broker = BrokerProcess::start(options);
     ASSERT_TRUE(broker.ok()) << broker.status().to_string();
@@ -57,11 +57,12 @@ class CorruptionRepair : public ::testing::Test {
   }
 
   ProcessExit repair(const std::string& topic) {
-    return run(broker_binary(), {"repair", "--data-dir", data_.path().string(), "--topic", topic,
-                                 "--partition", "0"});
+    return run(broker_binary(),
+               {"repair", "--data-dir", data_dir_.string(), "--topic", topic, "--partition", "0"});
   }
 
   TempDir data_;
+  std::filesystem::path data_dir_ = data_.path();  // the broker's --data-dir
   TempDir files_;
   std::unique_ptr<BrokerProcess> broker_;
 };
@@ -94,7 +95,7 @@ TEST_F(CorruptionRepair, FlippedByteIsReportedRepairedAndTheRestServedAtTheirOff
   // Flip the last value byte of a batch in the middle of the segment file
   // ("...5047" becomes "...5045"-like: one character changes).
   const std::string segment =
-      (data_.path() / "topics" / "bad" / "0" / "00000000000000000000.log").string();
+      (data_dir_ / "topics" / "bad" / "0" / "00000000000000000000.log").string();
   std::string bytes;
   {
     std::ifstream in(segment, std::ios::binary);
@@ -137,7 +138,7 @@ TEST_F(CorruptionRepair, FlippedByteIsReportedRepairedAndTheRestServedAtTheirOff
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_TRUE(contains(r.output, range)) << r.output;
   EXPECT_TRUE(contains(r.output, "corrupt")) << r.output;
-  EXPECT_FALSE(contains(r.output, data_.path().string())) << "a server path in: " << r.output;
+  EXPECT_FALSE(contains(r.output, data_dir_.string())) << "a server path in: " << r.output;
   EXPECT_FALSE(contains(r.output, "value-")) << "served data of a corrupt partition";
   const std::string page = scrape(metrics_port(*broker_));
   EXPECT_TRUE(contains(page, "\nspillway_partition_corrupt{topic=\"bad\",partition=\"0\"} 1\n"))
@@ -200,7 +201,7 @@ TEST_F(CorruptionRepair, ScrubberFindsDecayInASealedSegmentWhileRunning) {
   const std::string input = (files_.path() / "cold").string();
   std::ofstream(input) << text;
   ASSERT_EQ(cli({"produce", "cold", "--file", input}).exit_code, 0);
-  const std::filesystem::path dir = data_.path() / "topics" / "cold" / "0";
+  const std::filesystem::path dir = data_dir_ / "topics" / "cold" / "0";
   std::string active;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     const std::string name = entry.path().filename().string();
@@ -263,6 +264,46 @@ TEST_F(CorruptionRepair, ScrubberFindsDecayInASealedSegmentWhileRunning) {
   r = cli({"topic", "describe", "cold"});
   EXPECT_TRUE(contains(r.output, "CORRUPT")) << r.output;
   EXPECT_TRUE(contains(r.output, range)) << r.output;
+}
+
+// --verify-reads: a byte that changes under the running broker is caught by
+// the fetch that would have sent it; without the switch it is sent as is.
+TEST_F(CorruptionRepair, VerifyReadsStopsAFetchOfAChangedBatch) {
+  for (const char* verify : {"false", "true"}) {
+    SCOPED_TRACE(std::string("verify_reads ") + verify);
+    data_dir_ = data_.path() / verify;
+    ASSERT_NO_FATAL_FAILURE(start({"--verify-reads", verify}));
+    ASSERT_EQ(cli({"topic", "create", "v"}).exit_code, 0);
+    const std::string input = (files_.path() / "v").string();
+    std::ofstream(input) << "value-5045\n";
+    ASSERT_EQ(cli({"produce", "v", "--file", input, "--acks", "durable"}).exit_code, 0);
+    // "5045" becomes "5047" on disk while the broker runs.
+    const std::filesystem::path log = data_dir_ / "topics" / "v" / "0" / "00000000000000000000.log";
+    const std::string bytes = slurp(log);
+    ASSERT_GT(bytes.size(), 3u);
+    {
+      std::fstream f(log, std::ios::in | std::ios::out | std::ios::binary);
+      f.seekp(static_cast<std::streamoff>(bytes.size() - 2));
+      f.put(static_cast<char>(bytes[bytes.size() - 2] ^ 0x02));
+    }
+    ProcessExit r = cli({"consume", "v", "--from-beginning", "--exit-at-end"});
+    if (std::string(verify) == "false") {
+      // Sent unchecked: the broker does not notice (a client-side CRC
+      // check is what stops it then).
+      EXPECT_FALSE(contains(broker_->log(), "CORRUPT")) << broker_->log();
+      r = cli({"topic", "describe", "v"});
+      EXPECT_FALSE(contains(r.output, "CORRUPT")) << r.output;
+    } else {
+      EXPECT_EQ(r.exit_code, 1) << r.output;
+      EXPECT_TRUE(contains(r.output, "offsets [0, 1)")) << r.output;
+      EXPECT_TRUE(contains(r.output, "CRC mismatch")) << r.output;
+      EXPECT_FALSE(contains(r.output, "value-504")) << r.output;
+      EXPECT_TRUE(contains(broker_->log(), "found by a checked read")) << broker_->log();
+      r = cli({"topic", "describe", "v"});
+      EXPECT_TRUE(contains(r.output, "CORRUPT")) << r.output;
+    }
+    ASSERT_NO_FATAL_FAILURE(stop());
+  }
 }
 
 }  // namespace

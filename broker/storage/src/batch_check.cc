@@ -3,6 +3,7 @@
 #include "spillway/storage/batch_check.h"
 
 #include <algorithm>
+#include <vector>
 
 #include "spillway/common/crc32c.h"
 #include "spillway/common/record_batch.h"
@@ -19,6 +20,7 @@ Result<std::optional<BadBatch>> BatchChecker::step(uint64_t budget, std::span<st
     window_size_ = n;
     return Status::Ok();
   };
+  window_size_ = 0;  // the buffer may have served someone else meanwhile
   const uint64_t stop = budget >= end_ - position_ ? end_ : position_ + budget;
   while (position_ < end_ && position_ < stop) {
     BadBatch bad;
@@ -68,12 +70,16 @@ SealedSegmentCheck::SealedSegmentCheck(std::shared_ptr<File> file, int64_t base_
     : file_(std::move(file)),
       base_offset_(base_offset),
       size_(size),
-      checker_(*file_, 0, size, base_offset),
-      buffer_(256 * 1024) {}
+      checker_(*file_, 0, size, base_offset) {}
+
+std::span<std::byte> thread_check_buffer() {
+  thread_local std::vector<std::byte> buffer(256 * 1024);
+  return buffer;
+}
 
 Result<bool> SealedSegmentCheck::step(uint64_t budget) {
   if (damage_) return true;
-  Result<std::optional<BadBatch>> bad = checker_.step(budget, buffer_);
+  Result<std::optional<BadBatch>> bad = checker_.step(budget, thread_check_buffer());
   if (!bad.ok()) return std::move(bad).take_status();
   if (bad->has_value()) {
     damage_ = **bad;

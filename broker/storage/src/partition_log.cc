@@ -113,7 +113,7 @@ Status PartitionLog::enter_corrupt_at(int64_t base, const BadBatch& bad, const c
 Status PartitionLog::verify_range(const Segment& seg, const SegmentRange& range) {
   BatchChecker checker(*seg.log_file(), range.position, range.position + range.length,
                        range.first_offset);
-  Result<std::optional<BadBatch>> bad = checker.step(UINT64_MAX, verify_buffer_);
+  Result<std::optional<BadBatch>> bad = checker.step(UINT64_MAX, thread_check_buffer());
   if (!bad.ok()) return std::move(bad).take_status();
   if (!bad->has_value()) return Status::Ok();
   return enter_corrupt_at(seg.base_offset(), **bad, "a checked read");

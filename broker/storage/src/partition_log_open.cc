@@ -182,7 +182,6 @@ Status PartitionLog::recover() {
   durable_offset_ = next_offset_;
   writeback_requested_ = segments_.back()->size();  // recovered bytes are synced
   last_flush_ms_ = now;
-  if (config_.verify_reads) verify_buffer_.resize(128 * 1024);
   spdlog::info("partition log {}: opened {} segment(s), offsets [{}, {})", dir_, segments_.size(),
                log_start_offset(), next_offset_);
   return Status::Ok();

@@ -33,7 +33,8 @@ class BatchChecker {
 
   // Checks whole batches until at least `budget` bytes were checked or the
   // range ends, reading through `buffer` (at least batch::kHeaderSize
-  // bytes). The first bad batch, or nullopt; an error only when a read fails.
+  // bytes; nothing is kept in it between calls, so callers may share one).
+  // The first bad batch, or nullopt; an error only when a read fails.
   Result<std::optional<BadBatch>> step(uint64_t budget, std::span<std::byte> buffer);
 
   bool done() const { return position_ >= end_; }
@@ -49,6 +50,11 @@ class BatchChecker {
   uint64_t window_size_ = 0;
 };
 
+// A buffer for BatchChecker::step owned by the calling thread (256 KiB,
+// allocated on its first use), so that checks allocate nothing per call and
+// many partitions' checks do not each hold one.
+std::span<std::byte> thread_check_buffer();
+
 // The read-back check of one whole sealed segment, in steps, on any thread
 // (made by PartitionLog::next_sealed_check). Holds the segment's file open,
 // so retention may delete the segment meanwhile.
@@ -56,8 +62,9 @@ class SealedSegmentCheck {
  public:
   SealedSegmentCheck(std::shared_ptr<File> file, int64_t base_offset, uint64_t size);
 
-  // Checks about `budget` more bytes; true once the check is over (the
-  // whole segment checked, or a bad batch found: see damage()).
+  // Checks about `budget` more bytes through thread_check_buffer(); true
+  // once the check is over (the whole segment checked, or a bad batch
+  // found: see damage()).
   Result<bool> step(uint64_t budget);
 
   int64_t base_offset() const { return base_offset_; }
@@ -72,7 +79,6 @@ class SealedSegmentCheck {
   int64_t base_offset_;
   uint64_t size_;
   BatchChecker checker_;
-  std::vector<std::byte> buffer_;
   std::optional<BadBatch> damage_;
 };
 

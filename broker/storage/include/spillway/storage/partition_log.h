@@ -243,7 +243,6 @@ class PartitionLog {
   int64_t last_flush_ms_ = 0;
   Status read_only_reason_;
   std::unique_ptr<Corruption> corruption_;
-  std::vector<std::byte> verify_buffer_;  // verify_reads only, sized at open
   // The verified point: segments below verified_segment_, and the first
   // verified_position_ bytes of that one, were read back and checked.
   int64_t verified_segment_ = -1;
