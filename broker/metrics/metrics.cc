@@ -35,6 +35,12 @@ void line(std::string& out, const char* fmt, auto... args) {
   const int n = std::snprintf(buf, sizeof(buf), fmt, args...);
   if (n > 0) out.append(buf, std::min<size_t>(static_cast<size_t>(n), sizeof(buf) - 1));
 }
+
+// An unlabelled counter with its HELP and TYPE lines.
+void counter(std::string& out, const char* name, const char* help, uint64_t value) {
+  line(out, "# HELP %s %s\n# TYPE %s counter\n%s %llu\n", name, help, name, name,
+       static_cast<unsigned long long>(value));
+}
 }  // namespace
 
 std::string Metrics::render(const TopicRegistry& topics, const NetworkGauges& network) const {
@@ -117,22 +123,14 @@ std::string Metrics::render(const TopicRegistry& topics, const NetworkGauges& ne
     }
   }
   const ScrubBudget& scrub = ScrubBudget::global();
-  out +=
-      "# HELP spillway_scrubbed_bytes_total Bytes of sealed segments the scrubber re-read and "
-      "checked.\n# TYPE spillway_scrubbed_bytes_total counter\n";
-  line(out, "spillway_scrubbed_bytes_total %llu\n",
-       static_cast<unsigned long long>(scrub.scrubbed_bytes()));
-  out +=
-      "# HELP spillway_scrub_damaged_segments_total Sealed segments in which the scrubber "
-      "found a damaged batch (each stops its partition: spillway_partition_corrupt).\n"
-      "# TYPE spillway_scrub_damaged_segments_total counter\n";
-  line(out, "spillway_scrub_damaged_segments_total %llu\n",
-       static_cast<unsigned long long>(scrub.damaged_segments()));
-  out +=
-      "# HELP spillway_rejected_batches_total Produce batches that failed validation.\n"
-      "# TYPE spillway_rejected_batches_total counter\n";
-  line(out, "spillway_rejected_batches_total %llu\n",
-       static_cast<unsigned long long>(rejected_batches_.load()));
+  counter(out, "spillway_scrubbed_bytes_total",
+          "Bytes of sealed segments the scrubber re-read and checked.", scrub.scrubbed_bytes());
+  counter(out, "spillway_scrub_damaged_segments_total",
+          "Sealed segments in which the scrubber found a damaged batch (each stops its "
+          "partition: spillway_partition_corrupt).",
+          scrub.damaged_segments());
+  counter(out, "spillway_rejected_batches_total", "Produce batches that failed validation.",
+          rejected_batches_.load());
 
   out +=
       "# HELP spillway_request_latency_seconds Time from a request's arrival to its response "

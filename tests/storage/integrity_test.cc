@@ -165,18 +165,29 @@ void flip(Files& files, const Place& p, uint64_t at) {
   files[p.path][p.position + at] ^= std::byte{0x02};
 }
 
+// Flips byte `at` of batch k of `w` into `fs`, opens the log: corrupt,
+// nothing served or cut, no segment deleted. Returns the damaged files.
+Files flip_and_expect_not_served(MemoryFileSystem& fs, const Written& w, std::size_t k,
+                                 uint64_t at) {
+  Files files = w.files;
+  flip(files, w.places[k], at);
+  auto log = reopen(fs, files);
+  EXPECT_NE(log, nullptr);
+  if (log == nullptr) return files;
+  expect_not_served(*log, w.places[k], w.places[k + 1].base_offset);
+  expect_logs_unchanged(fs, files);
+  EXPECT_EQ(log->segment_count(), w.segments);
+  EXPECT_EQ(log->log_end_offset(), w.places.back().last_offset + 1);
+  return files;
+}
+
 // (i) A flipped value byte in a sealed segment after a clean shutdown.
 TEST(Integrity, ValueFlipInASealedSegmentAfterCleanShutdownIsNotServed) {
   const Written w = write_log(/*clean=*/true);
   ASSERT_GE(w.segments, 3u);
   const std::size_t k = middle_batch_of_segment(w, 0);
-  Files files = w.files;
-  flip(files, w.places[k], w.places[k].size - 2);  // the last value byte
   MemoryFileSystem fs;
-  auto log = reopen(fs, files);
-  ASSERT_NE(log, nullptr);
-  expect_not_served(*log, w.places[k], w.places[k + 1].base_offset);
-  expect_logs_unchanged(fs, files);
+  flip_and_expect_not_served(fs, w, k, w.places[k].size - 2);  // the last value byte
 }
 
 // (i) The same in the active segment, where the old clean path trusted
@@ -184,13 +195,8 @@ TEST(Integrity, ValueFlipInASealedSegmentAfterCleanShutdownIsNotServed) {
 TEST(Integrity, ValueFlipInTheActiveSegmentAfterCleanShutdownIsNotServed) {
   const Written w = write_log(/*clean=*/true);
   const std::size_t k = middle_batch_of_segment(w, w.batches.size() - 1);
-  Files files = w.files;
-  flip(files, w.places[k], batch::kHeaderSize + 3);
   MemoryFileSystem fs;
-  auto log = reopen(fs, files);
-  ASSERT_NE(log, nullptr);
-  expect_not_served(*log, w.places[k], w.places[k + 1].base_offset);
-  expect_logs_unchanged(fs, files);
+  flip_and_expect_not_served(fs, w, k, batch::kHeaderSize + 3);
 }
 
 // (ii) kill -9, then a corrupt batch in the middle of the active segment:
@@ -202,16 +208,9 @@ TEST(Integrity, CorruptBatchMidActiveSegmentAfterCrashLosesNothing) {
   for (uint64_t at : {uint64_t{batch::kHeaderSize + 1}, uint64_t{batch::kBatchLengthPos + 3},
                       uint64_t{batch::kBaseOffsetPos + 7}}) {
     SCOPED_TRACE("flip at byte " + std::to_string(at));
-    Files files = w.files;
-    flip(files, w.places[k], at);
     MemoryFileSystem fs;
-    auto log = reopen(fs, files);
-    ASSERT_NE(log, nullptr);
-    expect_not_served(*log, w.places[k], w.places[k + 1].base_offset);
-    expect_logs_unchanged(fs, files);
-    EXPECT_EQ(log->log_end_offset(), w.places.back().last_offset + 1);
+    const Files files = flip_and_expect_not_served(fs, w, k, at);
     // Still corrupt, still uncut, on the next start.
-    log.reset();
     auto again = PartitionLog::open(fs, kDir, config());
     ASSERT_TRUE(again.ok());
     EXPECT_TRUE((*again)->corrupt());
@@ -224,14 +223,8 @@ TEST(Integrity, CorruptBatchMidActiveSegmentAfterCrashLosesNothing) {
 TEST(Integrity, DamageInASealedSegmentAfterCrashKeepsLaterSegments) {
   const Written w = write_log(/*clean=*/false);
   const std::size_t k = middle_batch_of_segment(w, 0);
-  Files files = w.files;
-  flip(files, w.places[k], w.places[k].size / 2);
   MemoryFileSystem fs;
-  auto log = reopen(fs, files);
-  ASSERT_NE(log, nullptr);
-  expect_not_served(*log, w.places[k], w.places[k + 1].base_offset);
-  expect_logs_unchanged(fs, files);
-  EXPECT_EQ(log->segment_count(), w.segments);
+  flip_and_expect_not_served(fs, w, k, w.places[k].size / 2);
 }
 
 // (iii) A torn tail (damage with no valid batch after it) is still cut and
