@@ -45,7 +45,8 @@ int run_repair_command(int argc, char** argv) {
   try {
     app.parse(argc - 1, argv + 1);  // argv[1] ("repair") stands in for the program name
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    const int code = app.exit(e);  // prints the message or the help
+    return code == 0 ? 0 : 2;
   }
   log::setup("warn");
   if (Status st = validate_topic_name(topic); !st.ok()) {

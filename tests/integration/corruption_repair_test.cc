@@ -145,6 +145,11 @@ TEST_F(CorruptionRepair, FlippedByteIsReportedRepairedAndTheRestServedAtTheirOff
       << page;
   EXPECT_TRUE(contains(page, "\nspillway_partition_corrupt{topic=\"good\",partition=\"0\"} 0\n"))
       << page;
+  // Usage errors exit 2; a partition that does not exist, 1.
+  EXPECT_EQ(run(broker_binary(), {"repair", "--topic", "bad"}).exit_code, 2);
+  r = repair("nope");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_TRUE(contains(r.output, "topic nope has no partition 0")) << r.output;
   // Repair refuses while the broker holds the data directory.
   r = repair("bad");
   EXPECT_EQ(r.exit_code, 1) << r.output;
