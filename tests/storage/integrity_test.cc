@@ -335,6 +335,52 @@ TEST(Integrity, RepairKeepsLaterOffsetsAndReadsAcrossTheGap) {
   EXPECT_TRUE(again->removed.empty());
 }
 
+// A repair cut short after writing its copies (before cutting the damaged
+// segment) leaves a log that is still corrupt; running repair again
+// finishes it with the same result.
+TEST(Integrity, RepairInterruptedAfterItsCopiesIsFinishedByTheNextRun) {
+  const Written w = write_log(/*clean=*/false);
+  const std::size_t k = middle_batch_of_segment(w, w.batches.size() - 1);
+  Files damaged = w.files;
+  flip(damaged, w.places[k], batch::kHeaderSize + 1);
+  // The outcome of an uninterrupted repair.
+  MemoryFileSystem done_fs;
+  for (const auto& [path, bytes] : damaged) done_fs.set_contents(path, bytes);
+  Result<RepairReport> done = repair_partition_log(done_fs, kDir, config());
+  ASSERT_TRUE(done.ok());
+  ASSERT_EQ(done->created_segments.size(), 1u);
+  const std::string copy = std::string(kDir) + "/" + done->created_segments[0];
+  // The interrupted one: the damaged files plus the copy (partly written).
+  for (std::size_t keep : {done_fs.contents(copy).size(), std::size_t{100}}) {
+    SCOPED_TRACE("copy of " + std::to_string(keep) + " bytes");
+    MemoryFileSystem fs;
+    for (const auto& [path, bytes] : damaged) fs.set_contents(path, bytes);
+    auto partial = done_fs.contents(copy);
+    partial.resize(keep);
+    fs.set_contents(copy, partial);
+    {
+      auto log = PartitionLog::open(fs, kDir, config());
+      ASSERT_TRUE(log.ok());
+      EXPECT_TRUE((*log)->corrupt());
+    }
+    Result<RepairReport> again = repair_partition_log(fs, kDir, config());
+    ASSERT_TRUE(again.ok()) << again.status().to_string();
+    EXPECT_EQ(again->removed.size(), 1u);
+    for (const auto& [path, bytes] : damaged) {
+      if (path.ends_with(".log")) {
+        EXPECT_TRUE(fs.contents(path) == done_fs.contents(path)) << path;
+      }
+    }
+    EXPECT_TRUE(fs.contents(copy) == done_fs.contents(copy));
+    auto log = PartitionLog::open(fs, kDir, config());
+    ASSERT_TRUE(log.ok());
+    EXPECT_FALSE((*log)->corrupt());
+    std::vector<Bytes> want = w.batches;
+    want.erase(want.begin() + static_cast<std::ptrdiff_t>(k));
+    EXPECT_TRUE(testing::SameBatches(read_all(**log), want));
+  }
+}
+
 // (v) verify_reads: a byte flipped on disk after open is caught by the read
 // that would have served it; the partition turns corrupt and stays so after
 // a restart. Without the switch the bytes go out unchecked (the client's
