@@ -140,6 +140,11 @@ TEST_F(CorruptionRepair, FlippedByteIsReportedRepairedAndTheRestServedAtTheirOff
   EXPECT_TRUE(contains(r.output, "corrupt")) << r.output;
   EXPECT_FALSE(contains(r.output, data_dir_.string())) << "a server path in: " << r.output;
   EXPECT_FALSE(contains(r.output, "value-")) << "served data of a corrupt partition";
+  const std::string one = (files_.path() / "one").string();
+  std::ofstream(one) << "not-appended\n";
+  r = cli({"produce", "bad", "--file", one, "--timeout-ms", "2000"});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_TRUE(contains(r.output, range)) << r.output;
   const std::string page = scrape(metrics_port(*broker_));
   EXPECT_TRUE(contains(page, "\nspillway_partition_corrupt{topic=\"bad\",partition=\"0\"} 1\n"))
       << page;
