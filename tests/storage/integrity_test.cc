@@ -9,6 +9,7 @@
 
 #include "log_testing.h"
 #include "memory_file_system.h"
+#include "spillway/common/endian.h"
 #include "spillway/storage/file_system.h"
 #include "spillway/storage/partition_log.h"
 #include "spillway/storage/repair.h"
@@ -379,6 +380,44 @@ TEST(Integrity, RepairInterruptedAfterItsCopiesIsFinishedByTheNextRun) {
     want.erase(want.begin() + static_cast<std::ptrdiff_t>(k));
     EXPECT_TRUE(testing::SameBatches(read_all(**log), want));
   }
+}
+
+// A length field garbled in bytes verified before (so not re-checked at
+// open) is found by the first read whose header walk meets it: that read and
+// every later one answer kCorruptMessage, and the next open checks there.
+TEST(Integrity, GarbledLengthFoundByAReadMakesThePartitionCorrupt) {
+  const Written w = write_log(/*clean=*/true);
+  MemoryFileSystem fs;
+  {
+    auto log = reopen(fs, w.files);  // checks everything: the verified point is the end
+    ASSERT_NE(log, nullptr);
+    ASSERT_TRUE(log->close().ok());
+  }
+  // The batch at the first index entry of segment 0.
+  const std::string index = std::string(kDir) + "/00000000000000000000.index";
+  const auto entries = fs.contents(index);
+  ASSERT_GE(entries.size(), 8u);
+  const uint64_t position = load_be<uint32_t>(entries.data() + 4);
+  std::size_t k = 0;
+  while (w.places[k].position != position) ++k;
+  const std::string first = std::string(kDir) + "/00000000000000000000.log";
+  auto bytes = fs.contents(first);
+  bytes[position + batch::kBatchLengthPos] = std::byte{0x7f};
+  fs.set_contents(first, bytes);
+
+  auto log = PartitionLog::open(fs, kDir, config());
+  ASSERT_TRUE(log.ok());
+  EXPECT_FALSE((*log)->corrupt()) << "verified bytes are not checked again at open";
+  Result<FileSlice> r = (*log)->read(w.places[k].base_offset, 1 << 20);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), ErrorCode::kCorruptMessage);
+  EXPECT_TRUE((*log)->corrupt());
+  EXPECT_FALSE((*log)->read(0, 100).ok());
+  log->reset();
+  auto again = PartitionLog::open(fs, kDir, config());
+  ASSERT_TRUE(again.ok());
+  ASSERT_TRUE((*again)->corrupt());
+  EXPECT_EQ((*again)->corruption()->first_offset, w.places[k].base_offset);
 }
 
 // (v) verify_reads: a byte flipped on disk after open is caught by the read
