@@ -1,5 +1,7 @@
 // spillway-broker: the daemon. Reads the config (file, then flags), sets up
 // logging, locks the data directory, listens, and serves until SIGINT/SIGTERM.
+// `spillway-broker repair ...` is the offline repair of a corrupt partition
+// instead (repair/repair_command.h).
 //
 // Exit status: 0 after a clean stop, 2 for a bad command line or config
 // (nothing was started), 1 when start-up fails (address in use, data dir).
@@ -12,6 +14,7 @@
 #include "config/command_line.h"
 #include "config/memory_budget_size.h"
 #include "core/offset_store.h"
+#include "core/scrub_budget.h"
 #include "core/topic_registry.h"
 #include "data_dir.h"
 #include "handlers/admin_handlers.h"
@@ -23,6 +26,7 @@
 #include "net/server.h"
 #include "protocol/api_versions_handler.h"
 #include "protocol/dispatcher.h"
+#include "repair/repair_command.h"
 #include "spillway/common/gather_writer.h"
 #include "spillway/common/log.h"
 
@@ -42,7 +46,11 @@ int main(int argc, char** argv) {
   using namespace spillway;
   using namespace spillway::broker;
 
+  if (argc >= 2 && std::string_view(argv[1]) == "repair") return run_repair_command(argc, argv);
   CLI::App app("Spillway message broker", "spillway-broker");
+  app.footer(
+      "Offline repair of a corrupt partition (broker stopped):\n"
+      "  spillway-broker repair --data-dir DIR --topic TOPIC --partition N   (see repair --help)");
   app.set_version_flag("--version", kBrokerVersion);
   ConfigCommandLine command_line(app);
   try {
@@ -98,6 +106,7 @@ int main(int argc, char** argv) {
 
   std::vector<asio::io_context*> cores;
   for (size_t i = 0; i < server.shard_count(); ++i) cores.push_back(&server.shard_context(i));
+  ScrubBudget::global().set_rate(static_cast<uint64_t>(config.scrub_bytes_per_second));
   TopicRegistry topics(config, cores);
   if (Status st = topics.start(); !st.ok()) {
     spdlog::critical("{}", st.message());

@@ -133,6 +133,7 @@ Result<std::shared_ptr<Topic>> TopicRegistry::open_topic(const std::string& name
   if (interval) log_config.flush_interval_bytes = UINT64_MAX;
   log_config.retention_bytes = config.retention_bytes;
   log_config.retention_ms = config.retention_ms;
+  log_config.verify_reads = config_.verify_reads;
   if (Status st = log_config.validate(); !st.ok()) {
     return Status(ErrorCode::kInvalidArgument, std::string(st.message()));
   }

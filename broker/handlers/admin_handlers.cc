@@ -29,9 +29,17 @@ void write_topic(messages::WireWriter& w, const Topic& topic) {
   w.i64(topic.config.retention_ms);
   w.i32(static_cast<int32_t>(topic.partitions.size()));
   for (const auto& p : topic.partitions) {
-    w.i32(p->index());
-    w.i64(p->log_start_offset());
-    w.i64(p->high_watermark());
+    messages::MetadataPartition part;
+    part.partition = p->index();
+    part.log_start_offset = p->log_start_offset();
+    part.high_watermark = p->high_watermark();
+    std::string why;  // kept alive until written
+    if (p->corrupt()) {
+      why = p->corruption_message();
+      part.error_code = ErrorCode::kCorruptMessage;
+      part.error_message = why;
+    }
+    messages::MetadataPartition::write(w, part);
   }
 }
 
