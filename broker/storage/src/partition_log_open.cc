@@ -112,8 +112,11 @@ Status PartitionLog::recover() {
     const std::vector<DamagedRange>& damage = scans[i].damage;
     for (std::size_t j = 0; j < damage.size(); ++j) {
       const DamagedRange& d = damage[j];
+      // After a clean shutdown every write was whole and synced, so damage
+      // at the end is decay of acknowledged data, not a torn write: it is
+      // reported like any other, for repair, never cut here.
       if (last && j + 1 == damage.size() && d.torn_tail() &&
-          d.position >= scans[i].verified_before && !damaged_at) {
+          d.position >= scans[i].verified_before && !damaged_at && !clean) {
         cut = &d;
       } else {
         found.push_back(describe_damage(seg, d, last ? -1 : segments_[i + 1]->base_offset()));
@@ -134,11 +137,7 @@ Status PartitionLog::recover() {
     Segment& seg = *segments_[i];
     if (cut != nullptr && i + 1 == segments_.size()) {
       const uint64_t size = seg.size();
-      // After a clean shutdown there is no unsynced write to tear: what is
-      // cut was acknowledged, so say it louder.
-      const auto level = clean ? spdlog::level::err : spdlog::level::warn;
-      spdlog::log(level,
-                  "segment {}: {} at position {}; cutting the damaged tail of {} bytes (offsets "
+      spdlog::warn("segment {}: {} at position {}; cutting the damaged tail of {} bytes (offsets "
                   "from {} on; no valid batch follows it), keeping offsets [{}, {})",
                   Segment::log_path(dir_, seg.base_offset()), cut->reason, cut->position,
                   size - cut->position, cut->first_offset, seg.base_offset(), cut->first_offset);
