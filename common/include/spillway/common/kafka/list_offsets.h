@@ -1,7 +1,8 @@
 // ListOffsets (api key 2), v1-7, flexible from v6: the offset of a
-// partition at a timestamp, or its earliest (-2) or latest (-1) offset. v0
-// (several old-style offsets per partition) is not served, nor v8+ (max
-// timestamp, tiered storage, a timeout).
+// partition at a timestamp, or its earliest (-2) or latest (-1) offset, or
+// (v7+, KIP-734) the offset of its largest timestamp (-3). v0 (several
+// old-style offsets per partition) is not served, nor v8+ (tiered storage
+// offsets, a timeout).
 #pragma once
 
 #include <cstdint>
@@ -14,6 +15,7 @@ namespace spillway::kafka {
 // Special timestamps of ListOffsetsRequest::Partition::timestamp.
 inline constexpr int64_t kListOffsetsLatest = -1;
 inline constexpr int64_t kListOffsetsEarliest = -2;
+inline constexpr int64_t kListOffsetsMaxTimestamp = -3;  // v7+
 
 struct ListOffsetsRequest {
   static constexpr ApiKey kApiKey = ApiKey::kListOffsets;
