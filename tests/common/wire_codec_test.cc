@@ -205,6 +205,42 @@ TEST(WireCodec, CountsAreCheckedAgainstTheBytesLeftBeforeIteration) {
   EXPECT_EQ(r.status().message(), "malformed Test v0 (field items)");
 }
 
+// Kafka writes a tagged field only when it differs from the default the
+// schema declares (often -1, not zero), and a tagged array only when it is
+// not empty.
+struct Tagged {
+  int32_t id = 0;
+  int64_t epoch = -1;       // tag 0, default -1
+  Array<int32_t> features;  // tag 1, default empty
+  int32_t count = 0;        // tag 2, default 0
+
+  static constexpr auto fields() {
+    return std::tuple{
+        Field<&Tagged::id>{"id"},
+        Field<&Tagged::epoch>{.name = "epoch", .tag = 0},
+        Field<&Tagged::features>{.name = "features", .tag = 1},
+        Field<&Tagged::count>{.name = "count", .tag = 2},
+    };
+  }
+};
+
+TEST(WireCodec, TaggedFieldsAreWrittenOnlyWhenTheyDifferFromTheirDeclaredDefault) {
+  const Context flexible{0, true};
+  EXPECT_EQ(encoded(Tagged{}, flexible), bytes({0, 0, 0, 0, 0}));  // id, no tags
+  Tagged zero_epoch;
+  zero_epoch.epoch = 0;  // not the default: written, and read back as 0
+  EXPECT_EQ(encoded(zero_epoch, flexible), bytes({0, 0, 0, 0, 1, 0, 8, 0, 0, 0, 0, 0, 0, 0, 0}));
+  Result<Tagged> back = decode<Tagged>(encoded(zero_epoch, flexible), flexible, "Tagged");
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->epoch, 0);
+  const std::array<int32_t, 1> features = {7};
+  Tagged with_features;
+  with_features.features = features;
+  with_features.count = 3;
+  EXPECT_EQ(encoded(with_features, flexible),
+            bytes({0, 0, 0, 0, 2, 1, 5, 2, 0, 0, 0, 7, 2, 4, 0, 0, 0, 3}));
+}
+
 Status write_three(const void* ctx, WriteBuffer& out) {
   return out.write(*static_cast<const std::array<std::byte, 3>*>(ctx));
 }

@@ -499,12 +499,19 @@ bool read_tags(WireReader& r, T& out, const Context& c) noexcept {
   return r.ok();
 }
 
+// Whether a tagged field goes on the wire: as in Kafka, only when its value
+// differs from the default its description declares, which is the member's
+// initialiser (often -1, not zero); an array only when it is null or not
+// empty; a type without == (a struct without one) always.
 template <typename F, typename T>
 bool tag_present(const F& f, const T& v, const Context& c) noexcept {
   using M = typename F::Type;
   if (f.tag < 0 || !f.versions.has(c.version)) return false;
-  if constexpr (std::equality_comparable<M>) {
-    return !(v.*F::kMember == M{});
+  const M& value = v.*F::kMember;
+  if constexpr (kIsArray<M>) {
+    return value.is_null() || !value.empty();
+  } else if constexpr (std::equality_comparable<M>) {
+    return !(value == typename F::Class{}.*F::kMember);
   } else {
     return true;
   }

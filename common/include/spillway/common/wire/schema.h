@@ -86,7 +86,7 @@ struct Field {
   Versions nullable = kNoVersions;
   // >= 0: a tagged field (flexible versions only) with this tag, written in
   // the struct's tag buffer instead of in line, and only when it is not
-  // the member's default value.
+  // the member's default value (its initialiser; for an array: empty).
   int32_t tag = -1;
 };
 
