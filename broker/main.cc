@@ -1,5 +1,7 @@
 // spillway-broker: the daemon. Reads the config (file, then flags), sets up
 // logging, locks the data directory, listens, and serves until SIGINT/SIGTERM.
+// `spillway-broker repair ...` is the offline repair of a corrupt partition
+// instead (repair/repair_command.h).
 //
 // Exit status: 0 after a clean stop, 2 for a bad command line or config
 // (nothing was started), 1 when start-up fails (address in use, data dir).
@@ -10,7 +12,9 @@
 #include <thread>
 
 #include "config/command_line.h"
+#include "config/memory_budget_size.h"
 #include "core/offset_store.h"
+#include "core/scrub_budget.h"
 #include "core/topic_registry.h"
 #include "data_dir.h"
 #include "handlers/admin_handlers.h"
@@ -22,6 +26,7 @@
 #include "net/server.h"
 #include "protocol/api_versions_handler.h"
 #include "protocol/dispatcher.h"
+#include "repair/repair_command.h"
 #include "spillway/common/gather_writer.h"
 #include "spillway/common/log.h"
 
@@ -41,13 +46,17 @@ int main(int argc, char** argv) {
   using namespace spillway;
   using namespace spillway::broker;
 
+  if (argc >= 2 && std::string_view(argv[1]) == "repair") return run_repair_command(argc, argv);
   CLI::App app("Spillway message broker", "spillway-broker");
+  app.footer(
+      "Offline repair of a corrupt partition (broker stopped):\n"
+      "  spillway-broker repair --data-dir DIR --topic TOPIC --partition N   (see repair --help)");
   app.set_version_flag("--version", kBrokerVersion);
   ConfigCommandLine command_line(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    return ConfigCommandLine::exit_status(app, e);
   }
   Result<BrokerConfig> resolved = command_line.resolve();
   if (!resolved.ok()) {
@@ -55,6 +64,12 @@ int main(int argc, char** argv) {
     return 2;
   }
   const BrokerConfig& config = *resolved;
+  Result<uint64_t> memory_budget = resolve_memory_budget(config);
+  if (!memory_budget.ok()) {
+    std::fprintf(stderr, "spillway-broker: %s\n",
+                 std::string(memory_budget.status().message()).c_str());
+    return 2;
+  }
   log::setup(config.log_level);
   active_gather_backend();  // chooses io_uring or writev once, and logs the choice (at start)
 
@@ -77,6 +92,9 @@ int main(int argc, char** argv) {
                                        : std::max(1u, std::thread::hardware_concurrency());
   options.max_frame_bytes = static_cast<uint32_t>(config.max_frame_bytes);
   options.max_connections = static_cast<size_t>(config.max_connections);
+  options.max_connections_per_address = static_cast<size_t>(config.max_connections_per_ip);
+  options.memory_budget_bytes = *memory_budget;
+  options.connection_memory_bytes = static_cast<uint64_t>(config.connection_memory_bytes);
   options.queue_depth = static_cast<size_t>(config.max_in_flight_per_connection);
   options.idle_timeout = std::chrono::milliseconds(config.idle_timeout_ms);
   options.shutdown_timeout = std::chrono::milliseconds(config.shutdown_timeout_ms);
@@ -88,6 +106,7 @@ int main(int argc, char** argv) {
 
   std::vector<asio::io_context*> cores;
   for (size_t i = 0; i < server.shard_count(); ++i) cores.push_back(&server.shard_context(i));
+  ScrubBudget::global().set_rate(static_cast<uint64_t>(config.scrub_bytes_per_second));
   TopicRegistry topics(config, cores);
   if (Status st = topics.start(); !st.ok()) {
     spdlog::critical("{}", st.message());
@@ -127,8 +146,18 @@ int main(int argc, char** argv) {
   }
   std::unique_ptr<MetricsServer> metrics_endpoint;
   if (!config.metrics_listen.empty()) {
-    metrics_endpoint = std::make_unique<MetricsServer>(
-        server.shard_context(0), [&] { return metrics.render(topics, server.open_connections()); });
+    metrics_endpoint = std::make_unique<MetricsServer>(server.shard_context(0), [&] {
+      const MemoryBudget& budget = server.memory_budget();
+      return metrics.render(topics,
+                            NetworkGauges{
+                                .connections = server.open_connections(),
+                                .memory_budget_bytes = budget.limit(),
+                                .memory_in_use_bytes = budget.used(),
+                                .connections_waiting_for_budget = budget.waiting(),
+                                .connections_over_share = budget.over_share(),
+                                .connections_at_max_in_flight = server.paused_at_max_in_flight(),
+                            });
+    });
     if (Status st = metrics_endpoint->open(*parse_host_port(config.metrics_listen)); !st.ok()) {
       spdlog::critical("{}", st.message());
       return 1;
@@ -143,6 +172,9 @@ int main(int argc, char** argv) {
                format_endpoint(server.local_endpoint()), config.data_dir,
                config.config_file.empty() ? "(none, defaults and flags)" : config.config_file,
                options.threads);
+  spdlog::info("memory budget for requests in flight: {} MiB in all, {} MiB per connection{}",
+               *memory_budget >> 20, config.connection_memory_bytes >> 20,
+               config.memory_budget_bytes == 0 ? " (a quarter of the usable memory)" : "");
   server.run();
   topics.close_all();
   spdlog::info("stopped cleanly");

@@ -22,6 +22,9 @@ struct BrokerConfig {
   int64_t max_batch_bytes = 1 << 20;
   int64_t max_connections = 10'000;
   int64_t max_in_flight_per_connection = 64;
+  int64_t max_connections_per_ip = 1'000;
+  int64_t memory_budget_bytes = 0;  // 0 = sized from the machine (memory_budget_for)
+  int64_t connection_memory_bytes = 16 << 20;
   int64_t idle_timeout_ms = 600'000;
   // [topics]
   bool auto_create_topics = false;
@@ -31,6 +34,9 @@ struct BrokerConfig {
   int64_t segment_bytes = int64_t{1} << 30;
   int64_t retention_bytes = -1;
   int64_t retention_ms = 7 * 24 * 3600 * int64_t{1000};
+  // [integrity]
+  bool verify_reads = false;
+  int64_t scrub_bytes_per_second = 0;  // 0 = no scrubber
   // [metrics]
   std::string metrics_listen;  // empty = no metrics endpoint
 

@@ -28,6 +28,11 @@ ConfigCommandLine::ConfigCommandLine(CLI::App& app) {
   }
 }
 
+int ConfigCommandLine::exit_status(const CLI::App& app, const CLI::ParseError& error) {
+  const int cli11 = app.exit(error);
+  return cli11 == static_cast<int>(CLI::ExitCodes::Success) ? 0 : 2;
+}
+
 Result<BrokerConfig> ConfigCommandLine::resolve() const {
   BrokerConfig config;
   if (!config_path_.empty()) SPILLWAY_RETURN_IF_ERROR(apply_config_file(config_path_, config));

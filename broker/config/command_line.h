@@ -20,6 +20,12 @@ class ConfigCommandLine {
   ConfigCommandLine(const ConfigCommandLine&) = delete;
   ConfigCommandLine& operator=(const ConfigCommandLine&) = delete;
 
+  // The exit status for a parse error of `app`, after printing it as CLI11
+  // does (help and version text too): 0 for --help / --version, 2 for every
+  // usage error (CLI11's own codes, such as 109 for an unknown flag, would
+  // tell scripts nothing; 2 is the broker's "bad command line or config").
+  static int exit_status(const CLI::App& app, const CLI::ParseError& error);
+
   // After a successful parse: defaults, then the --config file (if given),
   // then each flag given on the command line. Error (kConfig) names the file
   // and line, or the flag, and what was expected.

@@ -4,6 +4,7 @@
 
 #include <toml++/toml.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -128,6 +129,12 @@ Status apply_config_text(std::string_view text, std::string_view source_name,
 }
 
 Status apply_config_file(const std::string& path, BrokerConfig& config) {
+  // An ifstream opens a directory and then reads nothing from it, which
+  // would pass for an empty config.
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    return Status(ErrorCode::kConfig, path + ": is a directory, not a config file");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status(ErrorCode::kConfig, path + ": cannot open config file");
   std::ostringstream text;

@@ -12,8 +12,9 @@
 namespace spillway::broker {
 
 // Applies every key in the TOML file at `path` on top of `config`. On error
-// (kConfig) the message reads "PATH:LINE:COLUMN: what; expected ..." and
-// `config` may be partly updated (the caller exits).
+// (kConfig) the message reads "PATH:LINE:COLUMN: what; expected ..." (or
+// "PATH: ..." when the file cannot be read, or is a directory) and `config`
+// may be partly updated (the caller exits).
 Status apply_config_file(const std::string& path, BrokerConfig& config);
 
 // As above for TOML text; `source_name` stands for the path in messages.

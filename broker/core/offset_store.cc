@@ -44,6 +44,17 @@ bool parse_num(std::string_view s, T* out) {
 
 }  // namespace
 
+static_assert(OffsetStore::kMaxGroupNameBytes == 121);
+
+Status OffsetStore::validate_group(std::string_view group) {
+  if (group.empty() || group.size() > kMaxGroupNameBytes) {
+    return Status(ErrorCode::kInvalidArgument, "group name must be 1 to " +
+                                                   std::to_string(kMaxGroupNameBytes) +
+                                                   " bytes, not " + std::to_string(group.size()));
+  }
+  return Status::Ok();
+}
+
 std::string OffsetStore::path_for(std::string_view group) const {
   return dir_ + "/" + hex(group) + ".offsets";
 }
@@ -89,6 +100,7 @@ Status OffsetStore::load() {
 }
 
 Status OffsetStore::commit(std::string_view group, const std::vector<Entry>& entries) {
+  SPILLWAY_RETURN_IF_ERROR(validate_group(group));
   std::lock_guard lock(mu_);
   auto it = groups_.find(group);
   GroupOffsets next = it == groups_.end() ? GroupOffsets() : it->second;

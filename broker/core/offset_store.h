@@ -10,6 +10,7 @@
 // belongs on a sync thread, not on a network core.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -30,13 +31,23 @@ class OffsetStore {
     int64_t offset = 0;
   };
 
+  // A group's file is named by two hex digits per byte of the group name
+  // plus ".offsets" (and ".tmp" while it is replaced), and a file name may
+  // have at most 255 bytes: (255 - 12) / 2 = 121.
+  static constexpr size_t kMaxGroupNameBytes = (255 - sizeof(".offsets.tmp") + 1) / 2;
+
   explicit OffsetStore(std::string data_dir) : dir_(std::move(data_dir) + "/offsets") {}
+
+  // Ok iff `group` can be stored: 1 to kMaxGroupNameBytes bytes (any bytes).
+  // kInvalidArgument naming the limit otherwise.
+  static Status validate_group(std::string_view group);
 
   // Loads every group file. kIoError/kConfig naming a bad file.
   Status load();
 
   // Records `entries` for `group` and makes them durable before returning.
-  // On error the in-memory table is unchanged.
+  // On error the in-memory table is unchanged: kInvalidArgument for a group
+  // validate_group() refuses, kIoError / kNotEnoughSpace from the file.
   Status commit(std::string_view group, const std::vector<Entry>& entries);
 
   // The committed offset, or -1 when none.

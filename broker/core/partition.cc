@@ -7,6 +7,7 @@
 #include <asio/post.hpp>
 #include <chrono>
 
+#include "core/scrub_budget.h"
 #include "core/task_pool.h"
 #include "spillway/common/buffer_pool.h"
 
@@ -25,12 +26,41 @@ Partition::Partition(std::string topic, int32_t index, std::unique_ptr<storage::
   high_watermark_.store(log_->high_watermark());
   log_start_.store(log_->log_start_offset());
   size_bytes_.store(log_->size_bytes());
+  if (log_->corrupt()) (void)note_corruption();
+}
+
+Status Partition::note_corruption() {
+  std::lock_guard lock(corruption_mu_);
+  if (corruption_message_.empty()) {
+    corruption_message_ = "partition " + std::to_string(index_) + " of topic " + topic_ +
+                          " is corrupt: " + log_->corruption()->describe() +
+                          ". It serves nothing until an operator repairs it (spillway-broker "
+                          "repair --topic " +
+                          topic_ + " --partition " + std::to_string(index_) +
+                          ", with the broker stopped)";
+    // The data directory is the log's, less "/topics/<topic>/<partition>".
+    std::string data_dir = log_->dir();
+    const std::string tail = "/topics/" + topic_ + "/" + std::to_string(index_);
+    if (data_dir.ends_with(tail)) data_dir.resize(data_dir.size() - tail.size());
+    spdlog::error(
+        "partition {}-{} is CORRUPT and stopped: {}. To repair: stop the broker, run "
+        "`spillway-broker repair --data-dir {} --topic {} --partition {}`, start it again",
+        topic_, index_, log_->corruption()->describe(), data_dir, topic_, index_);
+    corrupt_.store(true, std::memory_order_release);
+  }
+  return Status(ErrorCode::kCorruptMessage, corruption_message_);
+}
+
+std::string Partition::corruption_message() const {
+  std::lock_guard lock(corruption_mu_);
+  return corruption_message_;
 }
 
 void Partition::deliver(Reply& reply, PartitionReply result) {
-  post_task(*reply.context,
+  post_task(*reply.executor,
             [keep = std::move(reply.keep_alive), fn = reply.fn, ctx = reply.ctx,
              index = reply.index, r = std::move(result)]() mutable { fn(ctx, index, r); });
+  reply.executor.reset();  // the posted handler is the context's work now
 }
 
 Status Partition::closed_error() const {
@@ -45,14 +75,16 @@ void Partition::append(std::span<std::byte> batch, std::byte* rented, bool durab
     deliver(reply, std::move(r));
     return;
   }
+  const size_t segments = log_->segment_count();
   Result<storage::AppendResult> appended = log_->append(batch);
   BufferPool::global().give_back(rented);
   if (!appended.ok()) {
-    r.status = appended.status();
+    r.status = log_->corrupt() ? note_corruption() : appended.status();
     publish();
     deliver(reply, std::move(r));
     return;
   }
+  if (log_->segment_count() != segments) check_sealed_segments();  // it rolled
   // A running total (summing the segments is O(segments)); tick() and
   // retention recompute it exactly.
   size_bytes_.fetch_add(batch.size(), std::memory_order_relaxed);
@@ -140,7 +172,8 @@ void Partition::read(int64_t offset, uint64_t max_bytes, Reply reply) {
     if (slice.ok()) {
       r.slice = std::move(*slice);
     } else {
-      r.status = slice.status();
+      // A checked read (verify_reads) may have just found the damage.
+      r.status = log_->corrupt() ? note_corruption() : slice.status();
     }
     r.log_start_offset = log_->log_start_offset();
     r.high_watermark = log_->high_watermark();
@@ -181,8 +214,137 @@ void Partition::publish() {
   fetch_waiters_.clear();
 }
 
+void Partition::check_sealed_segments() {
+  if (checking_sealed_ || sealed_checks_failed_ || closed_) return;
+  std::unique_ptr<storage::SealedSegmentCheck> check = log_->next_sealed_check();
+  if (check == nullptr) return;
+  checking_sealed_ = true;
+  post_task(sync_, [self = shared_from_this(),
+                    check = std::shared_ptr<storage::SealedSegmentCheck>(std::move(check))] {
+    self->run_sealed_check(check);
+  });
+}
+
+void Partition::run_sealed_check(std::shared_ptr<storage::SealedSegmentCheck> check) {
+  if (stop_sealed_checks_.load(std::memory_order_relaxed)) return;
+  Result<bool> done = check->step(kSealedCheckStepBytes);
+  if (done.ok() && !*done) {
+    // Requeued behind whatever fdatasync arrived meanwhile.
+    post_task(sync_, [self = shared_from_this(), check] { self->run_sealed_check(check); });
+    return;
+  }
+  Status st = done.ok() ? Status::Ok() : done.status();
+  post_task(owner_, [self = shared_from_this(), check, st = std::move(st)]() mutable {
+    self->finish_sealed_check(*check, std::move(st));
+  });
+}
+
+void Partition::finish_sealed_check(const storage::SealedSegmentCheck& check, Status result) {
+  checking_sealed_ = false;
+  if (closed_) return;
+  if (!result.ok()) {
+    sealed_checks_failed_ = true;
+    spdlog::warn(
+        "partition {}-{}: reading back sealed segment {} failed ({}); no more background "
+        "checks until restart (the next start checks it instead)",
+        topic_, index_, check.base_offset(), result.message());
+    return;
+  }
+  storage::VerifiedPointWrite write = log_->finish_sealed_check(check);
+  if (log_->corrupt()) {
+    (void)note_corruption();
+    return;
+  }
+  if (write.needed()) {
+    post_task(sync_, [self = shared_from_this(), write = std::move(write)] {
+      if (self->stop_sealed_checks_.load(std::memory_order_relaxed)) return;
+      if (Status st = storage::PartitionLog::run_verified_point_write(write); !st.ok()) {
+        spdlog::warn("partition {}-{}: recording the verified point: {}", self->topic_,
+                     self->index_, st.message());
+      }
+    });
+  }
+  check_sealed_segments();  // the next one, if several rolled meanwhile
+  scrub();
+}
+
+void Partition::scrub() {
+  if (closed_ || checking_sealed_ || scrub_running_ || sealed_checks_failed_ || log_->corrupt() ||
+      !ScrubBudget::global().enabled()) {
+    return;
+  }
+  if (scrub_ == nullptr) {
+    scrub_ = log_->sealed_check_from(scrub_next_);
+    if (scrub_ == nullptr && scrub_next_ > 0) {
+      if (scrub_pass_segments_ > 0) {
+        // debug: a small log is passed over every few seconds.
+        spdlog::debug("partition {}-{}: scrub pass done: {} sealed segment(s), {} bytes, intact",
+                      topic_, index_, scrub_pass_segments_, scrub_pass_bytes_);
+      }
+      scrub_pass_segments_ = 0;
+      scrub_pass_bytes_ = 0;
+      scrub_ = log_->sealed_check_from(0);  // start over
+    }
+    if (scrub_ == nullptr) return;  // nothing sealed yet
+    scrub_next_ = scrub_->base_offset() + 1;
+  }
+  const uint64_t granted = ScrubBudget::global().take(kScrubGrantBytes);
+  if (granted == 0) return;  // the next tick asks again
+  scrub_running_ = true;
+  post_task(sync_, [self = shared_from_this(), check = scrub_, granted] {
+    self->run_scrub_grant(check, granted);
+  });
+}
+
+void Partition::run_scrub_grant(std::shared_ptr<storage::SealedSegmentCheck> check, uint64_t left) {
+  if (stop_sealed_checks_.load(std::memory_order_relaxed)) return;
+  const uint64_t step = std::min(left, kSealedCheckStepBytes);
+  Result<bool> done = check->step(step);
+  if (done.ok() && !*done && left > step) {
+    // Requeued behind whatever fdatasync arrived meanwhile.
+    post_task(sync_, [self = shared_from_this(), check, left = left - step] {
+      self->run_scrub_grant(check, left);
+    });
+    return;
+  }
+  post_task(owner_, [self = shared_from_this(), done = std::move(done)]() mutable {
+    self->finish_scrub_grant(std::move(done));
+  });
+}
+
+void Partition::finish_scrub_grant(Result<bool> done) {
+  scrub_running_ = false;
+  if (closed_ || scrub_ == nullptr) return;
+  if (!done.ok()) {
+    spdlog::warn("partition {}-{}: scrubbing segment {}: {}; skipping it this pass", topic_, index_,
+                 scrub_->base_offset(), done.status().message());
+    scrub_.reset();
+    return;
+  }
+  const uint64_t checked = scrub_->checked_bytes();
+  ScrubBudget::global().count_scrubbed(checked - scrub_counted_);
+  scrub_pass_bytes_ += checked - scrub_counted_;
+  scrub_counted_ = checked;
+  if (*done) {
+    ++scrub_pass_segments_;
+    if (scrub_->damage() != nullptr) {
+      ScrubBudget::global().count_damage();
+      (void)log_->finish_sealed_check(*scrub_, "the scrubber");  // turns the log corrupt
+      if (log_->corrupt()) (void)note_corruption();
+    } else {
+      spdlog::debug("partition {}-{}: scrubbed segment {} ({} bytes): intact", topic_, index_,
+                    scrub_->base_offset(), scrub_->size());
+    }
+    scrub_.reset();
+    scrub_counted_ = 0;
+  }
+  scrub();  // on while the budget lasts
+}
+
 void Partition::tick() {
   if (closed_) return;
+  check_sealed_segments();
+  scrub();
   if (Status st = log_->tick(); !st.ok()) {
     spdlog::error("partition {}-{}: interval flush failed: {}", topic_, index_, st.message());
   }
@@ -224,6 +386,7 @@ void Partition::wake_waiters() {
 void Partition::close(bool clean) {
   if (closed_) return;
   closed_ = true;
+  stop_sealed_checks_.store(true, std::memory_order_relaxed);
   if (!clean) {
     // Deleted: its directory is already renamed away and about to go.
   } else if (Status st = log_->close(); !st.ok()) {

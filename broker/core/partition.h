@@ -16,6 +16,8 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -35,10 +37,23 @@ struct PartitionReply {
   storage::FileSlice slice;  // reads only
 };
 
+// An io_context executor that counts as outstanding work of its context for
+// as long as it exists. A reply owed by another core is not work of the
+// requester's context, so without it a stopping core with nothing else to
+// do would leave its run() loop before the reply lands, and the request
+// would never be answered.
+using TrackedExecutor = std::decay_t<decltype(asio::require(
+    std::declval<asio::io_context&>().get_executor(), asio::execution::outstanding_work.tracked))>;
+inline TrackedExecutor tracked_executor(asio::io_context& context) {
+  return asio::require(context.get_executor(), asio::execution::outstanding_work.tracked);
+}
+
 // Where to deliver a PartitionReply: fn(ctx, index, reply) runs on
-// `context`'s thread. `keep_alive` holds ctx alive until then.
+// `executor`'s thread (set it with tracked_executor(); it keeps that
+// context running until the reply is delivered). `keep_alive` holds ctx
+// alive until then.
 struct Reply {
-  asio::io_context* context = nullptr;
+  std::optional<TrackedExecutor> executor;
   std::shared_ptr<void> keep_alive;
   void (*fn)(void* ctx, uint32_t index, PartitionReply& reply) = nullptr;
   void* ctx = nullptr;
@@ -63,6 +78,13 @@ class Partition : public std::enable_shared_from_this<Partition> {
   // Under the `interval` policy, appended bytes are handed to the kernel's
   // writeback in steps of this size (as RocksDB's bytes_per_sync does).
   static constexpr uint64_t kWritebackBytes = 1u << 20;
+  // A sealed segment is read back and checked on the sync thread (so the
+  // verified point, and the work of the next start, stays near the active
+  // segment; docs/log-storage.md) in steps of this size, between which the
+  // fdatasyncs queued meanwhile run.
+  static constexpr uint64_t kSealedCheckStepBytes = 1u << 20;
+  // The most the scrubber asks the ScrubBudget for at a time.
+  static constexpr uint64_t kScrubGrantBytes = 8u << 20;
   // `owner` runs every call; `sync` runs the blocking fdatasyncs. Both must
   // outlive the partition's pending work.
   // `flush_interval_ms` > 0: the `interval` policy's periodic fdatasync,
@@ -88,7 +110,8 @@ class Partition : public std::enable_shared_from_this<Partition> {
   // advance) that makes new data visible. Stale waiters are dropped here.
   void add_waiter(FetchWaiter waiter);
 
-  // Timer hooks: the interval flush and retention.
+  // Timer hooks: the interval flush, the start of the background check of
+  // sealed segments (see below) and retention.
   void tick();
   void enforce_retention();
 
@@ -103,6 +126,12 @@ class Partition : public std::enable_shared_from_this<Partition> {
 
   // Readable from any thread (metadata, metrics).
   int64_t high_watermark() const { return high_watermark_.load(std::memory_order_relaxed); }
+  // True once the log was found damaged (at open, or by a checked read);
+  // the partition then answers produce and fetch with kCorruptMessage.
+  bool corrupt() const { return corrupt_.load(std::memory_order_acquire); }
+  // The client-facing description of the damage ("" when not corrupt):
+  // topic, partition, offsets and segment file, no directory.
+  std::string corruption_message() const;
   int64_t log_start_offset() const { return log_start_.load(std::memory_order_relaxed); }
   uint64_t size_bytes() const { return size_bytes_.load(std::memory_order_relaxed); }
 
@@ -117,6 +146,19 @@ class Partition : public std::enable_shared_from_this<Partition> {
   void finish_flush(const storage::FlushRequest& request, Status result);
   void publish();  // refresh the atomics; wake fetch waiters if data became visible
   Status closed_error() const;
+  // Publishes the log's corrupt state (once) and returns the error to send.
+  Status note_corruption();
+  // Starts the background check of the next unchecked sealed segment, if
+  // there is one and none runs (owner); the steps run on the sync thread.
+  void check_sealed_segments();
+  void run_sealed_check(std::shared_ptr<storage::SealedSegmentCheck> check);  // sync thread
+  void finish_sealed_check(const storage::SealedSegmentCheck& check, Status result);
+  // The scrubber (ScrubBudget): re-checks the sealed segments one after the
+  // other, in grants of the broker-wide byte rate, when no check of a newly
+  // sealed segment is due. Owner; the reading runs on the sync thread.
+  void scrub();
+  void run_scrub_grant(std::shared_ptr<storage::SealedSegmentCheck> check, uint64_t left);
+  void finish_scrub_grant(Result<bool> done);
 
   const std::string topic_;
   const int32_t index_;
@@ -133,6 +175,18 @@ class Partition : public std::enable_shared_from_this<Partition> {
   std::atomic<int64_t> high_watermark_{0};
   std::atomic<int64_t> log_start_{0};
   std::atomic<uint64_t> size_bytes_{0};
+  std::atomic<bool> corrupt_{false};
+  bool checking_sealed_ = false;                        // a sealed-segment check runs
+  bool sealed_checks_failed_ = false;                   // one could not read: no more until restart
+  std::atomic<bool> stop_sealed_checks_{false};         // set by close()
+  std::shared_ptr<storage::SealedSegmentCheck> scrub_;  // the segment being re-checked
+  bool scrub_running_ = false;                          // a grant is being read
+  int64_t scrub_next_ = 0;         // re-check the first sealed segment at or after this
+  uint64_t scrub_counted_ = 0;     // bytes of scrub_ already counted
+  uint64_t scrub_pass_bytes_ = 0;  // this pass over the log so far
+  size_t scrub_pass_segments_ = 0;
+  mutable std::mutex corruption_mu_;
+  std::string corruption_message_;  // under corruption_mu_
 };
 
 }  // namespace spillway::broker

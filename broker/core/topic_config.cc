@@ -44,6 +44,12 @@ Status validate_topic_name(std::string_view name) {
   if (name == "." || name == "..") {
     return Status(ErrorCode::kInvalidArgument, "topic name may not be \".\" or \"..\"");
   }
+  if (name.starts_with(".deleted-")) {
+    // Older brokers renamed deleted topics to ".deleted-N-NAME", and start-up
+    // still removes such directories.
+    return Status(ErrorCode::kInvalidArgument,
+                  "topic names starting with \".deleted-\" are reserved");
+  }
   for (char c : name) {
     const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
                     c == '.' || c == '_' || c == '-';

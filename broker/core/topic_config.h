@@ -28,7 +28,8 @@ const char* flush_policy_name(storage::FlushPolicy policy) noexcept;
 Result<storage::FlushPolicy> parse_flush_policy(std::string_view name);
 
 // Ok iff `name` is a legal topic name: 1 to 249 bytes of [A-Za-z0-9._-],
-// not "." or "..". kInvalidArgument naming the problem otherwise.
+// not "." or "..", not starting with ".deleted-" (reserved: deletion marks of
+// older brokers). kInvalidArgument naming the problem otherwise.
 Status validate_topic_name(std::string_view name);
 
 // key=value lines; parse rejects unknown keys and out-of-range values.

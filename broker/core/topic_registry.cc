@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <asio/post.hpp>
 #include <cassert>
+#include <cstdio>
 #include <filesystem>
 
 #include "spillway/storage/file_system.h"
@@ -21,13 +22,45 @@ thread_local size_t t_core = kNoCore;
 // Retention runs every this many ticks of the flush timer.
 constexpr int64_t kRetentionEveryMs = 5'000;
 constexpr const char* kMetaFile = "topic.meta";
-constexpr const char* kTombstonePrefix = ".deleted-";
+// A deleted topic's directory is first renamed to DATA_DIR/topics/
+// kDeletionMark + 20 digits (29 bytes, whatever the topic's name: a name
+// derived from the topic's could exceed the file-name limit), then removed.
+// '~' is not a topic-name character, so a mark can never be a topic.
+constexpr std::string_view kDeletionMark = "~deleted-";
+// Marks of brokers before the change above: ".deleted-N-NAME" (topic names
+// with this prefix are refused, see validate_topic_name).
+constexpr std::string_view kLegacyDeletionMark = ".deleted-";
+
+bool is_deletion_mark(std::string_view entry) {
+  return entry.starts_with(kDeletionMark) || entry.starts_with(kLegacyDeletionMark);
+}
 
 std::chrono::milliseconds tick_period(const BrokerConfig& config) {
   return std::chrono::milliseconds(std::clamp<int64_t>(config.flush_interval_ms / 2, 10, 1000));
 }
 
+// True iff `dir` holds nothing but, perhaps, the temporary metadata file: a
+// create that stopped before its topic.meta was in place (the create was
+// never acknowledged, and there is no data to lose).
+bool is_unfinished_create(const std::filesystem::path& dir) {
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    if (entry.path().filename() != std::string(kMetaFile) + ".tmp") return false;
+  }
+  return !ec && !std::filesystem::exists(dir / kMetaFile, ec);
+}
+
 }  // namespace
+
+Status Topic::check_partition(int32_t index) const {
+  if (!offline.ok()) return offline;
+  if (index < 0 || static_cast<size_t>(index) >= partitions.size()) {
+    return Status(ErrorCode::kUnknownPartition, "topic " + name + " has partitions 0 to " +
+                                                    std::to_string(partitions.size() - 1) +
+                                                    ", not " + std::to_string(index));
+  }
+  return Status::Ok();
+}
 
 TopicRegistry::TopicRegistry(const BrokerConfig& config, std::vector<asio::io_context*> cores)
     : config_(config) {
@@ -100,6 +133,7 @@ Result<std::shared_ptr<Topic>> TopicRegistry::open_topic(const std::string& name
   if (interval) log_config.flush_interval_bytes = UINT64_MAX;
   log_config.retention_bytes = config.retention_bytes;
   log_config.retention_ms = config.retention_ms;
+  log_config.verify_reads = config_.verify_reads;
   if (Status st = log_config.validate(); !st.ok()) {
     return Status(ErrorCode::kInvalidArgument, std::string(st.message()));
   }
@@ -115,6 +149,22 @@ Result<std::shared_ptr<Topic>> TopicRegistry::open_topic(const std::string& name
   return topic;
 }
 
+Result<std::shared_ptr<Topic>> TopicRegistry::restore_topic(const std::string& name) {
+  const std::string meta = topic_dir(name) + "/" + kMetaFile;
+  Result<std::string> text = read_small_file(meta);
+  if (!text.ok()) return text.status();
+  Result<TopicConfig> config = parse_topic_config(*text);
+  if (!config.ok()) {
+    return Status(config.status().code(), meta + ": " + std::string(config.status().message()));
+  }
+  Result<std::shared_ptr<Topic>> topic = open_topic(name, *config, false);
+  if (!topic.ok() && topic.status().code() == ErrorCode::kInvalidArgument) {
+    // A setting that parses but that the log refuses.
+    return Status(ErrorCode::kInvalidArgument, meta + ": " + std::string(topic.status().message()));
+  }
+  return topic;
+}
+
 Status TopicRegistry::start() {
   const std::string topics_dir = config_.data_dir + "/topics";
   storage::FileSystem& fs = storage::posix_file_system();
@@ -122,24 +172,46 @@ Status TopicRegistry::start() {
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(topics_dir, ec)) {
     const std::string name = entry.path().filename().string();
-    if (name.rfind(kTombstonePrefix, 0) == 0) {
-      std::filesystem::remove_all(entry.path(), ec);  // a delete cut short by a crash
+    if (is_deletion_mark(name)) {
+      // A delete cut short (a crash, or files that could not be removed):
+      // the topic was deleted when its directory was renamed; finish it.
+      std::error_code removed;
+      std::filesystem::remove_all(entry.path(), removed);
+      if (removed) {
+        spdlog::error("cannot finish removing deleted topic files {}: {}", entry.path().string(),
+                      removed.message());
+      } else {
+        spdlog::info("removed the files of a topic deleted before the restart ({})",
+                     entry.path().string());
+      }
       continue;
     }
     if (!entry.is_directory() || !validate_topic_name(name).ok()) continue;
-    Result<std::string> text = read_small_file(entry.path().string() + "/" + kMetaFile);
-    if (!text.ok()) {
-      spdlog::warn("skipping {}: {}", entry.path().string(), text.status().message());
+    if (is_unfinished_create(entry.path())) {
+      std::error_code removed;
+      std::filesystem::remove_all(entry.path(), removed);
+      if (removed) {
+        spdlog::error("cannot remove {} (a topic create that did not finish): {}",
+                      entry.path().string(), removed.message());
+      } else {
+        spdlog::warn("removed {}: a topic create that did not finish (no {})",
+                     entry.path().string(), kMetaFile);
+      }
       continue;
     }
-    Result<TopicConfig> config = parse_topic_config(*text);
-    if (!config.ok()) {
-      return Status(ErrorCode::kConfig, entry.path().string() + "/topic.meta: " +
-                                            std::string(config.status().message()));
+    Result<std::shared_ptr<Topic>> topic = restore_topic(name);
+    if (!topic.ok()) {
+      // One bad topic must not keep the others from serving.
+      spdlog::error("topic {} is offline: {}", name, topic.status().message());
+      auto offline = std::make_shared<Topic>();
+      offline->name = name;
+      offline->offline =
+          Status(ErrorCode::kIoError, "topic " + name + " is offline (see the broker's log): " +
+                                          std::string(topic.status().message()));
+      all_[name] = std::move(offline);
+      continue;
     }
-    Result<std::shared_ptr<Topic>> topic = open_topic(name, *config, false);
-    if (!topic.ok()) return topic.status();
-    spdlog::info("restored topic {} ({} partition(s))", name, config->partitions);
+    spdlog::info("restored topic {} ({} partition(s))", name, (*topic)->partitions.size());
     all_[name] = *topic;
   }
   if (ec) return Status(ErrorCode::kIoError, "list " + topics_dir + ": " + ec.message());
@@ -261,8 +333,10 @@ Result<std::shared_ptr<Topic>> TopicRegistry::create(const CreateTopicSpec& spec
   std::shared_ptr<Topic> topic;
   {
     std::lock_guard lock(admin_mu_);
-    if (all_.count(spec.name)) {
-      return Status(ErrorCode::kTopicExists, "topic " + spec.name + " already exists");
+    if (auto it = all_.find(spec.name); it != all_.end()) {
+      return Status(ErrorCode::kTopicExists,
+                    "topic " + spec.name + " already exists" +
+                        (it->second->offline.ok() ? "" : " (offline: delete it first)"));
     }
     Result<std::shared_ptr<Topic>> opened = open_topic(spec.name, config, true);
     if (!opened.ok()) {
@@ -287,25 +361,47 @@ Result<std::shared_ptr<Topic>> TopicRegistry::create(const CreateTopicSpec& spec
   return topic;
 }
 
+std::string TopicRegistry::next_deletion_mark() {
+  for (;;) {
+    char digits[21];
+    std::snprintf(digits, sizeof(digits), "%020llu",
+                  static_cast<unsigned long long>(++deletion_marks_));
+    std::string mark = config_.data_dir + "/topics/" + std::string(kDeletionMark) + digits;
+    // One left by an earlier run whose files could not be removed: skip it.
+    std::error_code ec;
+    if (!std::filesystem::exists(mark, ec)) return mark;
+  }
+}
+
 Status TopicRegistry::remove(std::string_view name, asio::any_io_executor executor,
                              std::function<void(Status)> done) {
   std::shared_ptr<Topic> topic;
-  std::string tombstone;
+  std::string mark;
+  Status durable;
   {
     std::lock_guard lock(admin_mu_);
     auto it = all_.find(name);
     if (it == all_.end()) {
       return Status(ErrorCode::kUnknownTopic, "unknown topic " + std::string(name));
     }
+    // The rename is the delete: one atomic step that frees the name for a
+    // new topic at once (the old partitions close on their cores meanwhile)
+    // and that start() completes if the broker stops before the files are
+    // gone. If it fails, nothing has changed and the client is told.
+    mark = next_deletion_mark();
+    const std::string dir = topic_dir(name);
+    std::error_code ec;
+    std::filesystem::rename(dir, mark, ec);
+    if (ec) {
+      spdlog::error("delete topic {}: cannot rename {} to {}: {}", name, dir, mark, ec.message());
+      return Status(ErrorCode::kIoError, "topic " + std::string(name) +
+                                             " was not deleted: cannot rename its directory: " +
+                                             ec.message() + " (the broker's log has the details)");
+    }
     topic = it->second;
     all_.erase(it);
-    // Renamed at once so the name is free for a new topic while the old
-    // partitions close on their cores.
-    tombstone = config_.data_dir + "/topics/" + kTombstonePrefix + std::to_string(++tombstones_) +
-                "-" + std::string(name);
-    std::error_code ec;
-    std::filesystem::rename(topic_dir(name), tombstone, ec);
-    if (ec) spdlog::warn("delete topic {}: rename: {}", name, ec.message());
+    durable = storage::posix_file_system().sync_dir(config_.data_dir + "/topics");
+    if (!durable.ok()) spdlog::error("delete topic {}: {}", name, durable.message());
   }
   spdlog::info("deleting topic {}", name);
   broadcast(
@@ -325,9 +421,25 @@ Status TopicRegistry::remove(std::string_view name, asio::any_io_executor execut
         });
       },
       std::move(executor),
-      [tombstone, done = std::move(done)](Status st) {
+      [name = std::string(name), mark, durable = std::move(durable),
+       done = std::move(done)](Status st) {
+        // From here the topic is gone whatever happens; an error only says
+        // that some of it may linger on disk (removed at the next start).
         std::error_code ec;
-        std::filesystem::remove_all(tombstone, ec);
+        std::filesystem::remove_all(mark, ec);
+        if (ec) {
+          spdlog::error("delete topic {}: cannot remove {}: {} (retried at the next start)", name,
+                        mark, ec.message());
+          st = Status(ErrorCode::kIoError,
+                      "topic " + name + " was deleted, but removing its files failed: " +
+                          ec.message() + "; the broker removes them at its next start");
+        } else if (!durable.ok()) {
+          st = Status(ErrorCode::kIoError,
+                      "topic " + name +
+                          " was deleted, but the deletion may not survive a crash: "
+                          "fsync of the topics directory failed: " +
+                          std::string(durable.message()));
+        }
         done(std::move(st));
       });
   return Status::Ok();

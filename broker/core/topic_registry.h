@@ -2,8 +2,9 @@
 // partitions.
 //
 // Topics live in DATA_DIR/topics/NAME/ (topic.meta, written atomically, and
-// one directory per partition) and are restored at start. Partition p of
-// topic t is owned by core hash(t, p) % cores; all its work runs there.
+// one directory per partition) and are restored at start; one that cannot be
+// restored starts offline (Topic::offline) while the others serve. Partition
+// p of topic t is owned by core hash(t, p) % cores; all its work runs there.
 //
 // Lookups are lock-free: each core has its own copy of the name -> topic
 // table, read only on that core. Admin operations (create, delete) are
@@ -46,9 +47,19 @@ struct TopicCounters {
 struct Topic {
   std::string name;
   TopicConfig config;
-  std::vector<std::shared_ptr<Partition>> partitions;  // index = partition id
+  std::vector<std::shared_ptr<Partition>> partitions;  // index = partition id; none when offline
   std::atomic<uint32_t> sticky{0};                     // round-robin for keyless routed batches
   TopicCounters counters;
+  // Ok for a topic that serves. Otherwise the topic is offline: at start its
+  // metadata could not be read or parsed, or a partition could not be
+  // opened. It is listed (Metadata carries this as the topic's error), every
+  // produce, fetch and offset request to it gets this error, and it can be
+  // deleted; nothing else.
+  Status offline;
+
+  // Ok iff partition `index` serves; otherwise the error for a request to it:
+  // `offline`, or kUnknownPartition naming the valid range.
+  Status check_partition(int32_t index) const;
 };
 
 struct StringHash {
@@ -78,6 +89,10 @@ class TopicRegistry {
 
   // Before the cores run: opens every topic found in the data directory and
   // starts the sync threads and the per-core timers (flush tick, retention).
+  // A topic that cannot be opened is logged (file and problem) and kept
+  // offline; it does not fail the start. Finishes deletes cut short and
+  // removes topic directories of creates cut short (no topic.meta, no
+  // partition). Error only when the topics directory cannot be listed.
   Status start();
   // On core `core`'s thread when the server stops: cancels its timers.
   void stop_core(size_t core);
@@ -103,8 +118,14 @@ class TopicRegistry {
   // kInvalidArgument naming the field, kIoError.
   Result<std::shared_ptr<Topic>> create(const CreateTopicSpec& spec, asio::any_io_executor executor,
                                         std::function<void(Status)> done);
-  // Deletes a topic: every core drops it, its partitions close, its
-  // directory is removed; then done(Ok) on `executor`. kUnknownTopic if none.
+  // Deletes a topic: its directory is renamed to a fixed-length deletion
+  // mark (the delete itself: the name is free at once, and start()
+  // completes a delete the broker did not finish), every core drops it, its
+  // partitions close, the mark is removed; then done(status) on `executor`.
+  // Errors returned (nothing changed, `done` not called): kUnknownTopic,
+  // kIoError when the rename fails. done(kIoError) when the topic is deleted
+  // but its files could not all be removed, or the rename could not be made
+  // durable (the message says which).
   Status remove(std::string_view name, asio::any_io_executor executor,
                 std::function<void(Status)> done);
 
@@ -129,17 +150,22 @@ class TopicRegistry {
 
   Result<std::shared_ptr<Topic>> open_topic(const std::string& name, const TopicConfig& config,
                                             bool create);
+  // Opens the existing topic `name` from its metadata file; the error names
+  // the file or partition and the problem.
+  Result<std::shared_ptr<Topic>> restore_topic(const std::string& name);
   // Posts `apply(core)` to every core; `done` on `executor` after the last.
   void broadcast(std::function<void(size_t core)> apply, asio::any_io_executor executor,
                  std::function<void(Status)> done);
   void schedule_tick(size_t core);
   std::string topic_dir(std::string_view name) const;
+  // A deletion-mark path not in use (under admin_mu_).
+  std::string next_deletion_mark();
 
   const BrokerConfig& config_;
   std::vector<std::unique_ptr<Core>> cores_;
   mutable std::mutex admin_mu_;
   std::map<std::string, std::shared_ptr<Topic>, std::less<>> all_;  // under admin_mu_
-  uint64_t tombstones_ = 0;                                         // under admin_mu_
+  uint64_t deletion_marks_ = 0;                                     // under admin_mu_
 };
 
 }  // namespace spillway::broker

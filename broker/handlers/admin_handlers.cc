@@ -14,6 +14,13 @@ namespace spillway::broker {
 namespace {
 
 void write_topic(messages::WireWriter& w, const Topic& topic) {
+  if (!topic.offline.ok()) {
+    // Listed, with why it does not serve; no settings or partitions known.
+    messages::MetadataTopic::write(
+        w, messages::MetadataTopic{
+               topic.name, topic.offline.code(), topic.offline.message(), "", -1, -1, {}});
+    return;
+  }
   w.string(topic.name);
   w.i16(0);
   w.string("");
@@ -22,9 +29,17 @@ void write_topic(messages::WireWriter& w, const Topic& topic) {
   w.i64(topic.config.retention_ms);
   w.i32(static_cast<int32_t>(topic.partitions.size()));
   for (const auto& p : topic.partitions) {
-    w.i32(p->index());
-    w.i64(p->log_start_offset());
-    w.i64(p->high_watermark());
+    messages::MetadataPartition part;
+    part.partition = p->index();
+    part.log_start_offset = p->log_start_offset();
+    part.high_watermark = p->high_watermark();
+    std::string why;  // kept alive until written
+    if (p->corrupt()) {
+      why = p->corruption_message();
+      part.error_code = ErrorCode::kCorruptMessage;
+      part.error_message = why;
+    }
+    messages::MetadataPartition::write(w, part);
   }
 }
 
@@ -132,9 +147,9 @@ void CommitOffsetsHandler::handle(Exchange& exchange) {
       if (topic == nullptr) {
         r.code = ErrorCode::kUnknownTopic;
         r.message = "unknown topic " + std::string(t.name);
-      } else if (e.partition < 0 || static_cast<size_t>(e.partition) >= topic->partitions.size()) {
-        r.code = ErrorCode::kUnknownPartition;
-        r.message = "no partition " + std::to_string(e.partition) + " in topic " + topic->name;
+      } else if (Status usable = topic->check_partition(e.partition); !usable.ok()) {
+        r.code = usable.code();
+        r.message = std::string(usable.message());
       } else if (e.offset < 0) {
         r.code = ErrorCode::kInvalidArgument;
         r.message = "offset must be >= 0";
@@ -144,8 +159,8 @@ void CommitOffsetsHandler::handle(Exchange& exchange) {
       work->results.push_back(std::move(r));
     }
   }
-  if (work->group.empty()) {
-    exchange.finish(Status(ErrorCode::kInvalidArgument, "group must not be empty"));
+  if (Status valid = OffsetStore::validate_group(work->group); !valid.ok()) {
+    exchange.finish(valid);
     return;
   }
   asio::io_context& sync = context_.topics.sync_context(TopicRegistry::current_core());
@@ -191,9 +206,9 @@ void FetchOffsetsHandler::handle(Exchange& exchange) {
       if (topic == nullptr) {
         r.error_code = ErrorCode::kUnknownTopic;
         message = "unknown topic " + std::string(t.name);
-      } else if (partition < 0 || static_cast<size_t>(partition) >= topic->partitions.size()) {
-        r.error_code = ErrorCode::kUnknownPartition;
-        message = "no partition " + std::to_string(partition) + " in topic " + topic->name;
+      } else if (Status usable = topic->check_partition(partition); !usable.ok()) {
+        r.error_code = usable.code();
+        message = std::string(usable.message());
       } else {
         r.offset = context_.offsets.committed(request->group, t.name, partition);
       }

@@ -16,9 +16,8 @@ namespace spillway::broker {
 namespace {
 
 // Largest response a fetch builds, whatever the client asks (plus the first
-// batch, always sent whole): responses are held in pooled memory until
-// written, so this and max_in_flight_per_connection bound a connection's
-// memory.
+// batch, always sent whole). Responses are held in pooled memory until
+// written; what they may hold in all is the memory budget's business.
 constexpr int64_t kMaxFetchResponseBytes = 8 << 20;
 constexpr size_t kCopyChunk = 64 << 10;
 
@@ -46,6 +45,9 @@ struct FetchState final : ExchangeState {
   std::vector<TopicRef> topics;
   std::vector<Part> parts;
   int64_t max_bytes = 0;
+  // Bytes of the memory budget granted for this round of reads (see
+  // read_all()); given back before a long poll waits.
+  uint64_t granted = 0;
   int32_t max_wait_ms = 0;
   size_t pending = 0;
   bool waited = false;
@@ -81,8 +83,12 @@ void respond(FetchState& st) {
   st.armed.store(0, std::memory_order_release);
   messages::WireWriter w(exchange.out());
   w.i32(static_cast<int32_t>(st.topics.size()));
-  int64_t budget = st.max_bytes;
-  bool first_data = true;
+  // The response fits the memory granted by read_all(): with none, no
+  // records are sent (the consumer asks again); with some, the first slice
+  // goes whole (read_all() sized it to the grant, or to its first batch).
+  int64_t budget = static_cast<int64_t>(st.granted);
+  uint64_t included = 0;
+  bool first_data = st.granted > 0;
   Status copy_status;
   size_t p = 0;
   for (uint32_t t = 0; t < st.topics.size(); ++t) {
@@ -103,6 +109,7 @@ void respond(FetchState& st) {
       if (include && w.ok()) {
         first_data = false;
         budget -= length;
+        included += static_cast<uint64_t>(length);
         copy_status = copy_slice(exchange.out(), part.slice);
         if (!copy_status.ok()) break;
         Topic* topic = st.topics[t].topic.get();
@@ -121,6 +128,7 @@ void respond(FetchState& st) {
     part.log.reset();
   }
   for (FetchState::TopicRef& t : st.topics) t.topic.reset();
+  exchange.settle_response_bytes(std::exchange(st.granted, 0), included);
   exchange.finish(copy_status.ok() ? w.status() : copy_status);
 }
 
@@ -155,7 +163,9 @@ void on_read(void* ctx, uint32_t index, PartitionReply& reply) {
     respond(st);
     return;
   }
-  // Nothing yet: long poll. Waiters on every partition, and the timer.
+  // Nothing yet: long poll. Waiters on every partition, and the timer. The
+  // grant goes back meanwhile; the reads after the wake ask again.
+  st.exchange->settle_response_bytes(std::exchange(st.granted, 0), 0);
   st.waited = true;
   const uint64_t generation = st.exchange->generation();
   st.armed.store(generation, std::memory_order_release);
@@ -182,6 +192,10 @@ void on_read(void* ctx, uint32_t index, PartitionReply& reply) {
 }
 
 void read_all(FetchState& st) {
+  // The response is sized to what the connection's and the broker's memory
+  // budgets allow (protocol/memory_budget.h); a fetch may return fewer
+  // bytes than asked, as Kafka's does.
+  st.granted = st.exchange->grant_response_bytes(static_cast<uint64_t>(st.max_bytes));
   st.pending = 0;
   for (FetchState::Part& p : st.parts) {
     if (p.log != nullptr) ++st.pending;
@@ -196,13 +210,16 @@ void read_all(FetchState& st) {
     p.code = ErrorCode::kOk;
     p.message.clear();
     Reply reply;
-    reply.context = &st.exchange->context();
+    reply.executor = tracked_executor(st.exchange->context());
     reply.keep_alive = st.exchange->keep_alive();
     reply.fn = &on_read;
     reply.ctx = &st;
     reply.index = i;
     std::shared_ptr<Partition> owner = p.log;
-    const auto max = static_cast<uint64_t>(std::min(p.max_bytes, st.max_bytes));
+    // With no grant the slice is not sent; read the smallest one for the
+    // offsets. Otherwise the first batch comes whole even past the grant.
+    const auto max = std::min(static_cast<uint64_t>(std::min(p.max_bytes, st.max_bytes)),
+                              std::max<uint64_t>(st.granted, 1));
     post_task(p.log->owner(),
               [owner = std::move(owner), offset = p.fetch_offset, max,
                reply = std::move(reply)]() mutable { owner->read(offset, max, std::move(reply)); });
@@ -245,11 +262,9 @@ void FetchHandler::handle(Exchange& exchange) {
       if (topic == nullptr) {
         part.code = ErrorCode::kUnknownTopic;
         part.message = "unknown topic " + std::string(t.name);
-      } else if (p.partition < 0 || static_cast<size_t>(p.partition) >= topic->partitions.size()) {
-        part.code = ErrorCode::kUnknownPartition;
-        part.message = "topic " + topic->name + " has partitions 0 to " +
-                       std::to_string(topic->partitions.size() - 1) + ", not " +
-                       std::to_string(p.partition);
+      } else if (Status usable = topic->check_partition(p.partition); !usable.ok()) {
+        part.code = usable.code();  // an unknown partition, or the topic is offline
+        part.message = std::string(usable.message());
       } else {
         part.log = topic->partitions[static_cast<size_t>(p.partition)];
       }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/task_pool.h"
+#include "disk_full_log.h"
 #include "metrics/metrics.h"
 #include "spillway/common/batch_builder.h"
 #include "spillway/common/buffer_pool.h"
@@ -85,15 +86,27 @@ void on_append(void* ctx, uint32_t index, PartitionReply& reply) {
   if (reply.status.ok()) {
     entry.base_offset = reply.base_offset;
     entry.log_start_offset = reply.log_start_offset;
+    DiskFullLog::global().succeeded(st.name(entry.topic), entry.partition);
   } else {
     entry.code = reply.status.code();
     entry.message = std::string(reply.status.message());
     entry.base_offset = -1;
+    DiskFullLog::global().failed(st.name(entry.topic), entry.partition, reply.status);
   }
   if (--st.pending == 0 && !st.dispatching) finish_produce(st);
 }
 
-void ignore_reply(void*, uint32_t, PartitionReply&) {}
+// acks none: answered already (the exchange may have been reused), so only
+// the log learns how the append went. `ctx` is the Partition, held alive by
+// the reply's keep_alive.
+void unanswered_reply(void* ctx, uint32_t, PartitionReply& reply) {
+  const auto& partition = *static_cast<const Partition*>(ctx);
+  if (reply.status.ok()) {
+    DiskFullLog::global().succeeded(partition.topic(), partition.index());
+  } else {
+    DiskFullLog::global().failed(partition.topic(), partition.index(), reply.status);
+  }
+}
 
 // Copies `batch` into a pooled buffer and posts its append to the owner.
 Status post_append(ProduceState& st, Partition& partition, uint32_t topic,
@@ -111,18 +124,20 @@ Status post_append(ProduceState& st, Partition& partition, uint32_t topic,
   const auto index = static_cast<uint32_t>(st.entries.size());
   st.entries.push_back(
       ProduceState::Entry{topic, partition.index(), ErrorCode::kOk, {}, -1, record_count, -1});
+  std::shared_ptr<Partition> owner = partition.shared_from_this();
   Reply reply;
-  reply.context = &st.exchange->context();
+  reply.executor = tracked_executor(st.exchange->context());
   reply.index = index;
   if (acks == Acks::kNone) {
-    reply.fn = &ignore_reply;  // answered already; the exchange may be reused
+    reply.keep_alive = owner;
+    reply.fn = &unanswered_reply;
+    reply.ctx = &partition;
   } else {
     reply.keep_alive = st.exchange->keep_alive();
     reply.fn = &on_append;
     reply.ctx = &st;
     ++st.pending;
   }
-  std::shared_ptr<Partition> owner = partition.shared_from_this();
   const bool durable = acks == Acks::kDurable;
   post_task(partition.owner(), [owner = std::move(owner), rented, size = batch.size(), durable,
                                 reply = std::move(reply)]() mutable {
@@ -269,17 +284,14 @@ void ProduceHandler::handle(Exchange& exchange) {
                      Status(ErrorCode::kUnknownTopic, "unknown topic " + std::string(t.name)));
         continue;
       }
-      const auto partitions = static_cast<int32_t>(topic->partitions.size());
-      if (part.partition != messages::kRouteByKey &&
-          (part.partition < 0 || part.partition >= partitions)) {
-        st.add_error(
-            topic_index, part.partition,
-            Status(ErrorCode::kUnknownPartition, "topic " + topic->name + " has partitions 0 to " +
-                                                     std::to_string(partitions - 1) + ", not " +
-                                                     std::to_string(part.partition)));
+      Status usable = part.partition == messages::kRouteByKey
+                          ? topic->offline
+                          : topic->check_partition(part.partition);
+      if (!usable.ok()) {
+        st.add_error(topic_index, part.partition, usable);
         continue;
       }
-      Status valid = batch::validate(part.record_batch, max_batch);
+      Status valid = batch::validate_produced(part.record_batch, max_batch);
       if (!valid.ok()) {
         if (st.metrics) st.metrics->count_rejected_batch();
         st.add_error(topic_index, part.partition, valid);

@@ -3,6 +3,7 @@
 
 #include <cstdio>
 
+#include "core/scrub_budget.h"
 #include "core/topic_registry.h"
 #include "spillway/common/frame.h"
 
@@ -34,13 +35,41 @@ void line(std::string& out, const char* fmt, auto... args) {
   const int n = std::snprintf(buf, sizeof(buf), fmt, args...);
   if (n > 0) out.append(buf, std::min<size_t>(static_cast<size_t>(n), sizeof(buf) - 1));
 }
+
+// An unlabelled counter with its HELP and TYPE lines.
+void counter(std::string& out, const char* name, const char* help, uint64_t value) {
+  line(out, "# HELP %s %s\n# TYPE %s counter\n%s %llu\n", name, help, name, name,
+       static_cast<unsigned long long>(value));
+}
 }  // namespace
 
-std::string Metrics::render(const TopicRegistry& topics, size_t connections) const {
+std::string Metrics::render(const TopicRegistry& topics, const NetworkGauges& network) const {
   std::string out;
   out +=
       "# HELP spillway_connections Open client connections.\n# TYPE spillway_connections gauge\n";
-  line(out, "spillway_connections %zu\n", connections);
+  line(out, "spillway_connections %zu\n", network.connections);
+  out +=
+      "# HELP spillway_memory_budget_bytes Bytes that requests and responses in flight may hold "
+      "(limits.memory_budget_bytes).\n# TYPE spillway_memory_budget_bytes gauge\n";
+  line(out, "spillway_memory_budget_bytes %llu\n",
+       static_cast<unsigned long long>(network.memory_budget_bytes));
+  out +=
+      "# HELP spillway_memory_in_use_bytes Bytes that requests and responses in flight hold now.\n"
+      "# TYPE spillway_memory_in_use_bytes gauge\n";
+  line(out, "spillway_memory_in_use_bytes %llu\n",
+       static_cast<unsigned long long>(network.memory_in_use_bytes));
+  out +=
+      "# HELP spillway_connections_paused Connections not read until responses are written or "
+      "memory is given back: reason=\"max_in_flight\" have max_in_flight_per_connection "
+      "requests unanswered, reason=\"connection_share\" hold their whole per-connection share "
+      "of memory, reason=\"memory_budget\" wait for the broker-wide budget.\n"
+      "# TYPE spillway_connections_paused gauge\n";
+  line(out, "spillway_connections_paused{reason=\"max_in_flight\"} %lld\n",
+       static_cast<long long>(network.connections_at_max_in_flight));
+  line(out, "spillway_connections_paused{reason=\"connection_share\"} %llu\n",
+       static_cast<unsigned long long>(network.connections_over_share));
+  line(out, "spillway_connections_paused{reason=\"memory_budget\"} %llu\n",
+       static_cast<unsigned long long>(network.connections_waiting_for_budget));
 
   const auto all = topics.snapshot();
   struct Counter {
@@ -84,10 +113,24 @@ std::string Metrics::render(const TopicRegistry& topics, size_t connections) con
     }
   }
   out +=
-      "# HELP spillway_rejected_batches_total Produce batches that failed validation.\n"
-      "# TYPE spillway_rejected_batches_total counter\n";
-  line(out, "spillway_rejected_batches_total %llu\n",
-       static_cast<unsigned long long>(rejected_batches_.load()));
+      "# HELP spillway_partition_corrupt 1 when the partition's log is damaged on disk and it "
+      "serves nothing until spillway-broker repair; 0 otherwise.\n"
+      "# TYPE spillway_partition_corrupt gauge\n";
+  for (const auto& topic : all) {
+    for (const auto& p : topic->partitions) {
+      line(out, "spillway_partition_corrupt{topic=\"%s\",partition=\"%d\"} %d\n",
+           topic->name.c_str(), p->index(), p->corrupt() ? 1 : 0);
+    }
+  }
+  const ScrubBudget& scrub = ScrubBudget::global();
+  counter(out, "spillway_scrubbed_bytes_total",
+          "Bytes of sealed segments the scrubber re-read and checked.", scrub.scrubbed_bytes());
+  counter(out, "spillway_scrub_damaged_segments_total",
+          "Sealed segments in which the scrubber found a damaged batch (each stops its "
+          "partition: spillway_partition_corrupt).",
+          scrub.damaged_segments());
+  counter(out, "spillway_rejected_batches_total", "Produce batches that failed validation.",
+          rejected_batches_.load());
 
   out +=
       "# HELP spillway_request_latency_seconds Time from a request's arrival to its response "

@@ -18,6 +18,16 @@ namespace spillway::broker {
 
 class TopicRegistry;
 
+// What the network layer reports, read when /metrics is rendered.
+struct NetworkGauges {
+  size_t connections = 0;
+  uint64_t memory_budget_bytes = 0;  // protocol/memory_budget.h
+  uint64_t memory_in_use_bytes = 0;
+  uint64_t connections_waiting_for_budget = 0;  // the broker-wide budget is exhausted
+  uint64_t connections_over_share = 0;          // hold their whole per-connection share
+  int64_t connections_at_max_in_flight = 0;     // max_in_flight_per_connection unanswered
+};
+
 // Heap allocations (operator new calls) made by this process so far, or -1
 // when the binary was built without SPILLWAY_COUNT_ALLOCATIONS.
 int64_t heap_allocations_total() noexcept;
@@ -35,8 +45,8 @@ class Metrics {
     rejected_batches_.fetch_add(1, std::memory_order_relaxed);
   }
 
-  // The whole exposition. `connections` is the open connection count.
-  std::string render(const TopicRegistry& topics, size_t connections) const;
+  // The whole exposition.
+  std::string render(const TopicRegistry& topics, const NetworkGauges& network) const;
 
  private:
   struct Histogram {

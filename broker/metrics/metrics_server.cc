@@ -71,7 +71,11 @@ MetricsServer::MetricsServer(asio::io_context& context, std::function<std::strin
 
 Status MetricsServer::open(const HostPort& address) {
   auto acceptor = open_listener(context_, address, "metrics address");
-  if (!acceptor.ok()) return acceptor.status();
+  if (!acceptor.ok()) {
+    // Say which listener: the operator sees only this line before exit 1.
+    return Status(acceptor.status().code(), "metrics endpoint ([metrics] listen): " +
+                                                std::string(acceptor.status().message()));
+  }
   acceptor_ = std::move(acceptor).value();
   accept_next();
   return Status::Ok();

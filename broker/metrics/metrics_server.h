@@ -20,7 +20,8 @@ class MetricsServer {
   // `render` builds the body; it runs on `context`'s thread.
   MetricsServer(asio::io_context& context, std::function<std::string()> render);
 
-  // Binds and starts accepting. kIoError naming the address.
+  // Binds and starts accepting. kIoError "metrics endpoint ([metrics] listen):
+  // cannot listen on HOST:PORT: ..." when it cannot.
   Status open(const HostPort& address);
   asio::ip::tcp::endpoint local_endpoint() const;
   // Stops accepting; call on the context's thread.

@@ -25,17 +25,38 @@ struct Server::Shard {
       context.get_executor()};
 };
 
+// The search for the connection to close: every shard is visited in turn
+// (each looks at its own sessions on its own thread), then the one idle
+// longest is closed on its shard.
+struct Server::Eviction {
+  asio::ip::tcp::socket socket;
+  asio::ip::address address;
+  size_t target = 0;  // the new connection's shard
+  size_t visited = 0;
+  std::weak_ptr<Session> idlest;
+  size_t idlest_shard = 0;
+  std::chrono::steady_clock::time_point idlest_since = std::chrono::steady_clock::time_point::max();
+};
+
 Server::Server(ServerOptions options, const Dispatcher& dispatcher)
-    : options_(std::move(options)), dispatcher_(dispatcher) {
+    : options_(std::move(options)),
+      dispatcher_(dispatcher),
+      limits_(options_.max_connections, options_.max_connections_per_address),
+      memory_(options_.memory_budget_bytes, std::max<size_t>(1, options_.threads)) {
   if (options_.threads == 0) options_.threads = 1;
   for (size_t i = 0; i < options_.threads; ++i) {
     auto shard = std::make_unique<Shard>();
     shard->host.dispatcher = &dispatcher_;
     shard->host.context = &shard->context;
+    shard->host.shard = i;
     shard->host.max_frame_bytes = options_.max_frame_bytes;
     shard->host.queue_depth = options_.queue_depth;
     shard->host.idle_timeout = options_.idle_timeout;
-    shard->host.open_connections = &open_connections_;
+    shard->host.memory = &memory_;
+    shard->host.connection_memory_bytes = options_.connection_memory_bytes;
+    shard->host.limits = &limits_;
+    shard->host.paused_at_max_in_flight = &paused_at_max_in_flight_;
+    memory_.set_waker(i, &shard->context, &wake_memory_waiters, &shard->host);
     shards_.push_back(std::move(shard));
   }
 }
@@ -86,41 +107,122 @@ asio::ip::tcp::endpoint Server::local_endpoint() const {
 }
 
 void Server::accept_next() {
-  Shard& target = *shards_[next_shard_];
+  const size_t target = next_shard_;
   next_shard_ = (next_shard_ + 1) % shards_.size();
   // The accepted socket is created on the target shard's context, so the
   // session never touches another thread's reactor.
-  acceptor_->async_accept(target.context, [this, &target](asio::error_code ec,
-                                                          asio::ip::tcp::socket socket) {
-    if (ec == asio::error::operation_aborted || stop_requested_.load()) return;
-    if (ec) {
-      // EMFILE and friends: log and retry shortly instead of spinning.
-      spdlog::warn("accept failed: {}", ec.message());
-      auto timer =
-          std::make_shared<asio::steady_timer>(shards_[0]->context, std::chrono::milliseconds(50));
-      timer->async_wait([this, timer](asio::error_code) {
-        if (!stop_requested_.load()) accept_next();
-      });
+  acceptor_->async_accept(shards_[target]->context,
+                          [this, target](asio::error_code ec, asio::ip::tcp::socket socket) {
+                            if (ec == asio::error::operation_aborted || stop_requested_.load())
+                              return;
+                            if (ec) {
+                              // EMFILE and friends: log and retry shortly instead of spinning.
+                              spdlog::warn("accept failed: {}", ec.message());
+                              auto timer = std::make_shared<asio::steady_timer>(
+                                  shards_[0]->context, std::chrono::milliseconds(50));
+                              timer->async_wait([this, timer](asio::error_code) {
+                                if (!stop_requested_.load()) accept_next();
+                              });
+                              return;
+                            }
+                            admit(std::move(socket), target);
+                            accept_next();
+                          });
+}
+
+void Server::admit(asio::ip::tcp::socket socket, size_t target) {
+  asio::error_code ec;
+  asio::ip::address address = socket.remote_endpoint(ec).address();
+  if (ec) return;  // already gone; the socket closes here
+  switch (limits_.admit(address)) {
+    case ConnectionLimits::Admission::kAdmitted:
+      start_session(std::move(socket), std::move(address), target);
+      return;
+    case ConnectionLimits::Admission::kAddressFull:
+      if (uint64_t held_back = 0; allow_refusal_log(&held_back)) {
+        spdlog::warn(
+            "refusing a connection from {}: max_connections_per_ip ({}) reached ({} more "
+            "refusal(s) not logged)",
+            address.to_string(), limits_.max_per_address(), held_back);
+      }
+      return;
+    case ConnectionLimits::Admission::kTotalFull:
+      evict_idle_for(std::make_shared<Eviction>(
+          Eviction{.socket = std::move(socket),
+                   .address = std::move(address),
+                   .target = target,
+                   .visited = 0,
+                   .idlest = {},
+                   .idlest_shard = 0,
+                   .idlest_since = std::chrono::steady_clock::time_point::max()}));
+      return;
+  }
+}
+
+void Server::evict_idle_for(std::shared_ptr<Eviction> eviction) {
+  if (eviction->visited == shards_.size()) {
+    if (eviction->idlest.expired()) {
+      refuse_at_limit(eviction->address);
       return;
     }
-    if (open_connections_.fetch_add(1) >= options_.max_connections) {
-      open_connections_.fetch_sub(1);
-      spdlog::warn("refusing a connection: max_connections ({}) reached", options_.max_connections);
-      asio::error_code ignored;
-      socket.close(ignored);
-    } else {
-      asio::post(target.context, [this, &target, socket = std::move(socket)]() mutable {
-        // A stop that reached this shard first has already stopped its
-        // sessions; a session started now would keep the shard running.
-        if (stop_requested_.load()) {
-          open_connections_.fetch_sub(1);
-          return;  // the socket closes as the lambda is destroyed
-        }
-        std::make_shared<Session>(std::move(socket), target.host)->start();
-      });
+    asio::post(shards_[eviction->idlest_shard]->context, [this, eviction] {
+      std::shared_ptr<Session> idlest = eviction->idlest.lock();
+      if (stop_requested_.load()) return;
+      // It may have woken up meanwhile; then the new connection is refused
+      // rather than searching again (a crowd of new connections must not
+      // turn into a crowd of searches).
+      if (idlest == nullptr || !idlest->evictable() ||
+          limits_.replace(idlest->address(), eviction->address) !=
+              ConnectionLimits::Admission::kAdmitted) {
+        refuse_at_limit(eviction->address);
+        return;
+      }
+      idlest->evict();
+      start_session(std::move(eviction->socket), std::move(eviction->address), eviction->target);
+    });
+    return;
+  }
+  const size_t shard = eviction->visited++;
+  Shard& s = *shards_[shard];
+  asio::post(s.context, [this, &s, shard, eviction] {
+    if (stop_requested_.load()) return;
+    for (Session* session : s.host.sessions) {
+      if (session->evictable() && session->last_read() < eviction->idlest_since) {
+        eviction->idlest = session->weak_from_this();
+        eviction->idlest_shard = shard;
+        eviction->idlest_since = session->last_read();
+      }
     }
-    accept_next();
+    evict_idle_for(eviction);
   });
+}
+
+bool Server::allow_refusal_log(uint64_t* held_back) {
+  std::lock_guard lock(refused_log_mu_);
+  return refused_log_.allow(held_back);
+}
+
+void Server::refuse_at_limit(const asio::ip::address& address) {
+  if (uint64_t held_back = 0; allow_refusal_log(&held_back)) {
+    spdlog::warn(
+        "refusing a connection from {}: max_connections ({}) reached and no connection is idle "
+        "({} more refusal(s) not logged)",
+        address.to_string(), limits_.max_total(), held_back);
+  }
+}
+
+void Server::start_session(asio::ip::tcp::socket socket, asio::ip::address address, size_t target) {
+  Shard& s = *shards_[target];
+  asio::post(s.context,
+             [this, &s, socket = std::move(socket), address = std::move(address)]() mutable {
+               // A stop that reached this shard first has already stopped its
+               // sessions; a session started now would keep the shard running.
+               if (stop_requested_.load()) {
+                 limits_.release(address);
+                 return;  // the socket closes as the lambda is destroyed
+               }
+               std::make_shared<Session>(std::move(socket), std::move(address), s.host)->start();
+             });
 }
 
 void Server::stop() {
@@ -169,7 +271,7 @@ void Server::run() {
   lock.unlock();
   if (!drained) {
     spdlog::warn("shutdown_timeout_ms ({}) passed with {} connection(s) still busy; closing them",
-                 options_.shutdown_timeout.count(), open_connections_.load());
+                 options_.shutdown_timeout.count(), limits_.open());
     for (auto& shard : shards_) shard->context.stop();
   }
   for (std::thread& t : threads) t.join();

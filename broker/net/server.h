@@ -15,6 +15,9 @@
 
 #include "../config/listen_address.h"
 #include "../protocol/dispatcher.h"
+#include "../protocol/memory_budget.h"
+#include "connection_limits.h"
+#include "spillway/common/log.h"
 #include "spillway/common/status.h"
 
 namespace spillway::broker {
@@ -24,7 +27,12 @@ struct ServerOptions {
   size_t threads = 1;
   uint32_t max_frame_bytes = 8 << 20;
   size_t max_connections = 10'000;
-  size_t queue_depth = 64;                    // requests in flight per connection
+  size_t max_connections_per_address = SIZE_MAX;
+  size_t queue_depth = 64;  // requests in flight per connection
+  // Bytes of requests and responses in flight (protocol/memory_budget.h):
+  // for the whole broker, and each connection's share.
+  uint64_t memory_budget_bytes = UINT64_MAX / 2;
+  uint64_t connection_memory_bytes = UINT64_MAX / 2;
   std::chrono::milliseconds idle_timeout{0};  // 0 = never close idle connections
   std::chrono::milliseconds shutdown_timeout{10'000};
   bool handle_signals = true;  // SIGINT/SIGTERM call stop()
@@ -61,7 +69,14 @@ class Server {
   size_t shard_count() const { return shards_.size(); }
   asio::io_context& shard_context(size_t shard);
   // Connections open right now (all shards).
-  size_t open_connections() const { return open_connections_.load(std::memory_order_relaxed); }
+  size_t open_connections() const { return limits_.open(); }
+  // The broker-wide budget for requests and responses in flight.
+  const MemoryBudget& memory_budget() const { return memory_; }
+  // Connections not read because they have max_in_flight_per_connection
+  // requests unanswered.
+  int64_t paused_at_max_in_flight() const {
+    return paused_at_max_in_flight_.load(std::memory_order_relaxed);
+  }
 
   // Starts the graceful stop: no new connections, no new requests read.
   // Thread-safe, idempotent, returns at once.
@@ -71,14 +86,28 @@ class Server {
   struct Shard;
 
   void accept_next();
+  void admit(asio::ip::tcp::socket socket, size_t target);
+  // max_connections is reached: finds the connection idle longest on any
+  // shard, closes it and gives its place to the new one; refuses the new
+  // one if no connection is idle.
+  struct Eviction;
+  void evict_idle_for(std::shared_ptr<Eviction> eviction);
+  void refuse_at_limit(const asio::ip::address& address);
+  // Refusals are logged at most once a second, from any shard.
+  bool allow_refusal_log(uint64_t* held_back);
+  void start_session(asio::ip::tcp::socket socket, asio::ip::address address, size_t target);
 
   ServerOptions options_;
   const Dispatcher& dispatcher_;
-  std::atomic<size_t> open_connections_{0};
+  ConnectionLimits limits_;
+  MemoryBudget memory_;
+  std::atomic<int64_t> paused_at_max_in_flight_{0};
   std::vector<std::unique_ptr<Shard>> shards_;
   std::unique_ptr<asio::ip::tcp::acceptor> acceptor_;  // on shards_[0]
   std::unique_ptr<asio::signal_set> signals_;          // on shards_[0]
   size_t next_shard_ = 0;                              // used on shards_[0] only
+  std::mutex refused_log_mu_;                          // refusals are logged from any shard
+  log::RateLimit refused_log_;
   std::atomic<bool> stop_requested_{false};
 
   std::mutex mu_;  // guards the two counters below, with cv_

@@ -1,14 +1,21 @@
 // One client connection: a reader that decodes request frames and
 // dispatches them, a writer that sends the responses in request order, and between them a fixed
 // ring of Exchanges (limits.max_in_flight_per_connection). A handler may finish its exchange later
-// (after work on another core); the writer still sends responses strictly in request order. When
-// the ring is full the reader stops reading until the writer has sent the oldest response, so a
-// client that pipelines without reading cannot make the broker buffer without bound.
+// (after work on another core); the writer still sends responses strictly in request order.
+//
+// The reader stops reading (and so stops the client, through TCP) when the
+// ring is full, and when the memory budget (protocol/memory_budget.h) has no
+// room for the next request's body: a connection that holds more than its
+// share of unsent responses waits for its own writes, one that is stopped by
+// the broker-wide budget waits for memory to be given back anywhere. So a
+// client that pipelines without reading only ever stops itself.
 //
 // A session lives on one io_context thread for its whole life; none of its
 // members is touched from another thread (handlers post back to it). Its
 // socket operations take their memory from per-direction HandlerMemory
-// blocks, so a steady stream of requests allocates nothing.
+// blocks and request bodies are read into pooled buffers, so a steady stream
+// of requests allocates nothing, and an idle connection keeps no request
+// memory: exchanges are created the first time the ring needs them.
 #pragma once
 
 #include <array>
@@ -25,7 +32,10 @@
 
 #include "../protocol/dispatcher.h"
 #include "../protocol/exchange.h"
+#include "../protocol/memory_budget.h"
+#include "connection_limits.h"
 #include "handler_memory.h"
+#include "spillway/common/log.h"
 
 namespace spillway::broker {
 
@@ -36,17 +46,33 @@ class Session;
 struct SessionHost {
   const Dispatcher* dispatcher = nullptr;
   asio::io_context* context = nullptr;  // the thread's io_context
+  size_t shard = 0;                     // the thread's index
   uint32_t max_frame_bytes = 0;
-  size_t queue_depth = 0;                           // exchanges in flight per connection
-  std::chrono::milliseconds idle_timeout{0};        // 0 = never
-  std::unordered_set<Session*> sessions;            // live sessions of this thread
-  std::atomic<size_t>* open_connections = nullptr;  // shared by all threads
+  size_t queue_depth = 0;                     // exchanges in flight per connection
+  std::chrono::milliseconds idle_timeout{0};  // 0 = never
+  MemoryBudget* memory = nullptr;             // shared by all threads
+  uint64_t connection_memory_bytes = 0;       // each connection's share
+  ConnectionLimits* limits = nullptr;         // shared by all threads
+  // Connections not read because max_in_flight_per_connection requests of
+  // theirs are unanswered (all threads).
+  std::atomic<int64_t>* paused_at_max_in_flight = nullptr;
+  std::unordered_set<Session*> sessions;  // live sessions of this thread
+  // Sessions of this thread waiting for the broker-wide budget; woken by
+  // wake_memory_waiters() when memory is given back.
+  std::vector<std::shared_ptr<Session>> memory_waiters;
+  log::RateLimit bad_frame_log;  // oversized or malformed frame headers
 };
+
+// Retries every session of `host` that waits for memory. The
+// MemoryBudget's per-shard wake-up (ctx = the SessionHost).
+void wake_memory_waiters(void* host);
 
 class Session : public std::enable_shared_from_this<Session> {
  public:
-  // Takes ownership of a connected socket whose executor is `host`'s thread.
-  Session(asio::ip::tcp::socket socket, SessionHost& host);
+  // Takes ownership of a connected socket whose executor is `host`'s thread,
+  // and of its place in host.limits (counted for `address`), given back
+  // when the session ends.
+  Session(asio::ip::tcp::socket socket, asio::ip::address address, SessionHost& host);
   ~Session();
 
   Session(const Session&) = delete;
@@ -65,10 +91,32 @@ class Session : public std::enable_shared_from_this<Session> {
   // destroyed with the work still queued for it instead of leaking.
   void abandon();
 
+  // Eviction of idle connections when max_connections is reached (see
+  // Server): true while no request is in flight or waiting and the reader is
+  // waiting for the next header, i.e. only a silent client is affected.
+  bool evictable() const;
+  std::chrono::steady_clock::time_point last_read() const { return last_read_; }
+  const asio::ip::address& address() const { return address_; }
+  // Closes the connection gracefully; its place in host.limits has already
+  // been handed to another connection (ConnectionLimits::replace), so it is
+  // not given back again.
+  void evict();
+
+  // Wakes a session that waits for the broker-wide budget (on its thread).
+  void retry_memory();
+
  private:
-  // Reader: header, then body, then dispatch; paused while the ring is full.
+  // Reader: header, then memory for the body, then body, then dispatch;
+  // paused while the ring is full or the budget has no room.
   void read_header();
   void on_header(const asio::error_code& ec);
+  // Takes memory for the body from the budget, or starts waiting for it.
+  // True iff taken.
+  bool take_body_memory();
+  void stop_waiting_for_memory();
+  void stop_waiting_for_writes();
+  void set_reader_paused(bool paused);  // counted in host.paused_at_max_in_flight
+  void read_body();
   void on_body(const asio::error_code& ec);
   void reader_done();
   // Writer: sends every finished exchange at the head of the ring (in
@@ -84,16 +132,25 @@ class Session : public std::enable_shared_from_this<Session> {
   void close_gracefully();
   void drain_input();
   void watch_idle();
-  // Makes the body buffer hold at least `n` bytes. Only called once `n` has
-  // been checked against max_frame_bytes.
+  // A buffer of at least `n` bytes for the request body: pooled up to
+  // BufferPool::kMaxBufferSize, from the heap above. Only called once `n`
+  // has been checked against max_frame_bytes. Given back by free_body().
   std::byte* body_buffer(size_t n);
+  void free_body();
   Exchange& next_exchange();
   static void on_finished(Exchange& exchange, void* owner);
 
   asio::ip::tcp::socket socket_;
   SessionHost& host_;
-  std::vector<std::unique_ptr<Exchange>> ring_;  // fixed size queue_depth
-  size_t head_ = 0;                              // oldest exchange in flight
+  const asio::ip::address address_;
+  // Before ring_: destroyed after the exchanges, giving back what they hold.
+  ConnectionMemory memory_;
+  uint64_t body_charge_ = 0;          // taken for the request being read
+  bool body_admitted_empty_ = false;  // ConnectionMemory::admit's `empty`
+  // Fixed size queue_depth; an exchange is created the first time its slot
+  // is used.
+  std::vector<std::unique_ptr<Exchange>> ring_;
+  size_t head_ = 0;  // oldest exchange in flight
   size_t in_flight_ = 0;
   asio::steady_timer idle_timer_;
   asio::cancellation_signal stop_reading_;
@@ -103,15 +160,19 @@ class Session : public std::enable_shared_from_this<Session> {
   std::chrono::steady_clock::time_point last_read_;
   bool stopping_ = false;
   bool reading_ = false;
+  bool reading_body_ = false;
   bool reader_paused_ = false;  // the ring was full
   bool reader_done_ = false;
   bool writing_ = false;
   bool broken_ = false;  // a write failed: drain without writing
   bool closed_ = false;
   bool socket_closed_ = false;
+  bool waiting_memory_ = false;  // for the broker-wide budget (host.memory_waiters)
+  bool waiting_writes_ = false;  // for this connection's own writes to free its share
+  bool evicted_ = false;         // the place in host.limits was handed on
   std::string peer_;
-  std::unique_ptr<std::byte[]> body_;  // reused across requests
-  size_t body_capacity_ = 0;
+  std::byte* body_ = nullptr;  // pooled, or heap when body_heap_
+  std::unique_ptr<std::byte[]> body_heap_;
   std::vector<asio::const_buffer> write_buffers_;  // reused across responses
 };
 

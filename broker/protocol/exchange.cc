@@ -17,8 +17,13 @@ void Exchange::set_finish_observer(FinishObserver observer, void* ctx) noexcept 
 
 void Exchange::reset(const frame::RequestHeader& header, std::span<const std::byte> body,
                      asio::io_context& context, std::shared_ptr<void> keep_alive,
-                     OnFinished on_finished, void* owner) noexcept {
+                     OnFinished on_finished, void* owner, ConnectionMemory* memory,
+                     uint64_t charged, bool connection_was_empty) noexcept {
   out_.release();
+  assert(charged_ == 0);  // recycle() gave back the previous request's bytes
+  memory_ = memory;
+  charged_ = memory != nullptr ? charged : 0;
+  connection_was_empty_ = connection_was_empty;
   header_ = header;
   body_ = body;
   context_ = &context;
@@ -63,8 +68,28 @@ void Exchange::finish(const Status& status) noexcept {
   if (on_finished_) on_finished_(*this, owner_);
 }
 
+uint64_t Exchange::grant_response_bytes(uint64_t want) noexcept {
+  if (memory_ == nullptr) return want;
+  const uint64_t n = memory_->grant(want, connection_was_empty_);
+  charged_ += n;
+  return n;
+}
+
+void Exchange::settle_response_bytes(uint64_t granted, uint64_t used) noexcept {
+  if (memory_ == nullptr) return;
+  if (used > granted) {
+    memory_->force(used - granted);
+    charged_ += used - granted;
+  } else if (used < granted) {
+    memory_->release(granted - used);
+    charged_ -= granted - used;
+  }
+}
+
 void Exchange::recycle() noexcept {
   out_.release();
+  if (memory_ != nullptr && charged_ > 0) memory_->release(charged_);
+  charged_ = 0;
   keep_alive_.reset();
 }
 

@@ -18,6 +18,7 @@
 #include <memory>
 #include <span>
 
+#include "memory_budget.h"
 #include "spillway/common/frame.h"
 #include "spillway/common/status.h"
 #include "spillway/common/write_buffer.h"
@@ -47,10 +48,16 @@ class Exchange {
   Exchange& operator=(const Exchange&) = delete;
 
   // Starts a new request on this exchange (by the connection). The body must
-  // stay valid until the handler's handle() returns, not longer.
+  // stay valid until the handler's handle() returns, not longer. `memory` is
+  // the connection's account (null: unbudgeted, as in some tests) and
+  // `charged` the bytes already taken from it for this request (its body);
+  // they are given back by recycle(). `connection_was_empty`: the
+  // connection held nothing when this request was admitted
+  // (ConnectionMemory::admit).
   void reset(const frame::RequestHeader& header, std::span<const std::byte> body,
              asio::io_context& context, std::shared_ptr<void> keep_alive, OnFinished on_finished,
-             void* owner) noexcept;
+             void* owner, ConnectionMemory* memory = nullptr, uint64_t charged = 0,
+             bool connection_was_empty = false) noexcept;
 
   const frame::RequestHeader& header() const noexcept { return header_; }
   // The request body; valid only during the handler's handle() call.
@@ -83,6 +90,19 @@ class Exchange {
   using FinishObserver = void (*)(void* ctx, int16_t api_key, std::chrono::nanoseconds latency);
   static void set_finish_observer(FinishObserver observer, void* ctx) noexcept;
 
+  // Memory for a response larger than the inline scratch (fetch): takes up
+  // to `want` bytes from the connection's budget and returns how many were
+  // granted (see memory_budget.h; 0 when nothing fits). Held until
+  // recycle(). Without an account every request is granted in full.
+  uint64_t grant_response_bytes(uint64_t want) noexcept;
+  // Once the response is built: `used` of the `granted` bytes were used.
+  // Unused bytes go back; bytes past the grant are taken whatever the
+  // budget says (a fetch's first batch is sent whole so that the consumer
+  // makes progress).
+  void settle_response_bytes(uint64_t granted, uint64_t used) noexcept;
+  // Bytes this request holds from the budget right now.
+  uint64_t charged_bytes() const noexcept { return charged_; }
+
   // The handler state of kind T in `slot`, created on first use.
   template <typename T>
   T& state(StateSlot slot) {
@@ -102,6 +122,9 @@ class Exchange {
   OnFinished on_finished_ = nullptr;
   void* owner_ = nullptr;
   uint64_t generation_ = 0;
+  ConnectionMemory* memory_ = nullptr;
+  uint64_t charged_ = 0;
+  bool connection_was_empty_ = false;
   std::chrono::steady_clock::time_point started_{};
   bool finished_ = false;
   std::array<std::unique_ptr<ExchangeState>, kStateSlots> states_;

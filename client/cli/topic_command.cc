@@ -76,9 +76,16 @@ int run_describe(const TopicCommandOptions& o) {
               t->name.c_str(), t->partitions.size(), t->flush_policy.c_str(),
               limit(t->retention_bytes).c_str(), limit(t->retention_ms).c_str());
   for (const PartitionDescription& p : t->partitions) {
-    std::printf("  partition %d: log start %lld, high watermark %lld\n", p.partition,
+    std::printf("  partition %d: log start %lld, high watermark %lld", p.partition,
                 static_cast<long long>(p.log_start_offset),
                 static_cast<long long>(p.high_watermark));
+    if (p.error == ErrorCode::kCorruptMessage) {
+      std::printf(", CORRUPT: %s\n", p.error_message.c_str());
+    } else if (p.error != ErrorCode::kOk) {
+      std::printf(", %s: %s\n", error_code_name(p.error), p.error_message.c_str());
+    } else {
+      std::printf("\n");
+    }
   }
   return 0;
 }

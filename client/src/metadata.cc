@@ -26,6 +26,8 @@ Result<std::vector<TopicMetadata>> decode_metadata(std::span<const std::byte> bo
       pm.partition = p.partition;
       pm.log_start_offset = p.log_start_offset;
       pm.high_watermark = p.high_watermark;
+      pm.error = p.error_code;
+      pm.error_message = std::string(p.error_message);
       m.topic.partitions.push_back(pm);
     }
     topics.push_back(std::move(m));

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "spillway/common/endian.h"
+#include "spillway/common/error_text.h"
 
 namespace spillway::frame {
 
@@ -89,11 +90,21 @@ Status decode_response_header(std::span<const std::byte, kResponseHeaderBytes> i
 
 size_t encode_error_response(int32_t correlation_id, ErrorCode code, std::string_view message,
                              std::span<std::byte, kMaxErrorFrameBytes> out) noexcept {
-  const size_t message_bytes = std::min(message.size(), kMaxErrorMessageBytes);
+  static_assert(kMaxErrorTextBytes <= kMaxErrorMessageBytes);
+  struct Cursor {
+    std::byte* at;
+  } cursor{out.data() + kResponseHeaderBytes + 2};
+  const size_t message_bytes = write_error_text(
+      message,
+      [](void* ctx, std::string_view piece) {
+        auto& c = *static_cast<Cursor*>(ctx);
+        std::memcpy(c.at, piece.data(), piece.size());
+        c.at += piece.size();
+      },
+      &cursor);
   ResponseHeader header{correlation_id, code, static_cast<uint32_t>(2 + message_bytes)};
   encode_response_header(header, out.first<kResponseHeaderBytes>());
   store_be<uint16_t>(out.data() + kResponseHeaderBytes, static_cast<uint16_t>(message_bytes));
-  std::memcpy(out.data() + kResponseHeaderBytes + 2, message.data(), message_bytes);
   return kResponseHeaderBytes + 2 + message_bytes;
 }
 

@@ -65,7 +65,7 @@ void write_fetch_partition_header(WireWriter& w, const FetchPartitionResult& v,
                                   int32_t records_bytes) noexcept {
   w.i32(v.partition);
   w.i16(static_cast<int16_t>(v.error_code));
-  w.string(v.error_message);
+  w.error_message(v.error_message);
   w.i64(v.high_watermark);
   w.i64(v.log_start_offset);
   w.bytes_header(records_bytes);

@@ -35,12 +35,16 @@ bool MetadataPartition::read(WireReader& r, MetadataPartition* out) noexcept {
   out->partition = r.i32();
   out->log_start_offset = r.i64();
   out->high_watermark = r.i64();
+  out->error_code = error_code_from_wire(r.i16());
+  out->error_message = r.string();
   return r.ok();
 }
 void MetadataPartition::write(WireWriter& w, const MetadataPartition& v) noexcept {
   w.i32(v.partition);
   w.i64(v.log_start_offset);
   w.i64(v.high_watermark);
+  w.i16(static_cast<int16_t>(v.error_code));
+  w.string(v.error_message);
 }
 
 bool MetadataTopic::read(WireReader& r, MetadataTopic* out) noexcept {
@@ -55,7 +59,7 @@ bool MetadataTopic::read(WireReader& r, MetadataTopic* out) noexcept {
 void MetadataTopic::write(WireWriter& w, const MetadataTopic& v) noexcept {
   w.string(v.name);
   w.i16(static_cast<int16_t>(v.error_code));
-  w.string(v.error_message);
+  w.error_message(v.error_message);
   w.string(v.flush_policy);
   w.i64(v.retention_bytes);
   w.i64(v.retention_ms);

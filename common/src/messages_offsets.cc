@@ -56,7 +56,7 @@ bool PartitionError::read(WireReader& r, PartitionError* out) noexcept {
 void PartitionError::write(WireWriter& w, const PartitionError& v) noexcept {
   w.i32(v.partition);
   w.i16(static_cast<int16_t>(v.error_code));
-  w.string(v.error_message);
+  w.error_message(v.error_message);
 }
 
 bool CommitOffsetsTopicResult::read(WireReader& r, CommitOffsetsTopicResult* out) noexcept {
@@ -121,7 +121,7 @@ void FetchOffsetsResult::write(WireWriter& w, const FetchOffsetsResult& v) noexc
   w.i32(v.partition);
   w.i64(v.offset);
   w.i16(static_cast<int16_t>(v.error_code));
-  w.string(v.error_message);
+  w.error_message(v.error_message);
 }
 
 bool FetchOffsetsTopicResult::read(WireReader& r, FetchOffsetsTopicResult* out) noexcept {

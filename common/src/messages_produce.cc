@@ -64,7 +64,7 @@ bool ProducePartitionResult::read(WireReader& r, ProducePartitionResult* out) no
 void ProducePartitionResult::write(WireWriter& w, const ProducePartitionResult& v) noexcept {
   w.i32(v.partition);
   w.i16(static_cast<int16_t>(v.error_code));
-  w.string(v.error_message);
+  w.error_message(v.error_message);
   w.i64(v.base_offset);
   w.i32(v.record_count);
   w.i64(v.log_start_offset);

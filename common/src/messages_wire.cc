@@ -1,7 +1,9 @@
 // WireReader and WireWriter: the primitives of the native body codecs
 // (docs/protocol.md, "Conventions").
 #include "spillway/common/endian.h"
+#include "spillway/common/error_text.h"
 #include "spillway/common/messages/wire.h"
+#include "spillway/common/varint.h"
 
 namespace spillway::messages {
 
@@ -35,6 +37,36 @@ int64_t WireReader::i64() noexcept {
   return b.empty() ? 0 : load_be<int64_t>(b.data());
 }
 
+uint32_t WireReader::uvarint() noexcept {
+  uint64_t v = 0;
+  const std::byte* end = rest_.data() + rest_.size();
+  const std::byte* next =
+      ok_ ? varint::get_uvarint(rest_.data(), end, varint::kMaxVarint32Bytes, 32, &v) : nullptr;
+  if (next == nullptr) {
+    fail();
+    return 0;
+  }
+  rest_ = rest_.subspan(static_cast<size_t>(next - rest_.data()));
+  return static_cast<uint32_t>(v);
+}
+
+int32_t WireReader::varint() noexcept {
+  return varint::unzigzag32(uvarint());
+}
+
+int64_t WireReader::varlong() noexcept {
+  uint64_t v = 0;
+  const std::byte* end = rest_.data() + rest_.size();
+  const std::byte* next =
+      ok_ ? varint::get_uvarint(rest_.data(), end, varint::kMaxVarint64Bytes, 64, &v) : nullptr;
+  if (next == nullptr) {
+    fail();
+    return 0;
+  }
+  rest_ = rest_.subspan(static_cast<size_t>(next - rest_.data()));
+  return varint::unzigzag64(v);
+}
+
 std::string_view WireReader::string() noexcept {
   std::span<const std::byte> h = take(kStringHeaderBytes);
   if (h.empty()) return {};
@@ -59,6 +91,19 @@ void WireWriter::string(std::string_view s) noexcept {
   }
   keep(out_.write_be<uint16_t>(static_cast<uint16_t>(s.size())));
   raw(std::as_bytes(std::span<const char>(s.data(), s.size())));
+}
+
+void WireWriter::error_message(std::string_view message) noexcept {
+  static_assert(kMaxErrorTextBytes <= UINT16_MAX);
+  const size_t size = write_error_text(message, nullptr, nullptr);
+  keep(out_.write_be<uint16_t>(static_cast<uint16_t>(size)));
+  write_error_text(
+      message,
+      [](void* self, std::string_view piece) {
+        static_cast<WireWriter*>(self)->raw(
+            std::as_bytes(std::span<const char>(piece.data(), piece.size())));
+      },
+      this);
 }
 
 void WireWriter::bytes(std::span<const std::byte> b) noexcept {

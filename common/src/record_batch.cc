@@ -268,6 +268,15 @@ Status validate(std::span<const std::byte> batch, std::size_t max_batch_bytes) n
   }
 }
 
+Status validate_produced(std::span<const std::byte> batch, std::size_t max_batch_bytes) noexcept {
+  SPILLWAY_RETURN_IF_ERROR(validate(batch, max_batch_bytes));
+  // validate() succeeded, so the header parses.
+  if (load_be<int32_t>(batch.data() + kRecordCountPos) == 0) {
+    return Status(ErrorCode::kInvalidArgument, "batch has no records (record count 0)");
+  }
+  return Status::Ok();
+}
+
 void set_base_offset(std::span<std::byte> batch, int64_t base_offset) noexcept {
   store_be<int64_t>(batch.data() + kBaseOffsetPos, base_offset);
 }

@@ -54,5 +54,21 @@ TEST_F(OffsetStoreTest, AMalformedFileIsAnError) {
   EXPECT_FALSE(store.load().ok());
 }
 
+TEST_F(OffsetStoreTest, GroupNamesAreLimitedToWhatAFileNameHolds) {
+  OffsetStore store(dir_.string());
+  ASSERT_TRUE(store.load().ok());
+  const std::string longest(OffsetStore::kMaxGroupNameBytes, 'g');
+  ASSERT_TRUE(store.commit(longest, {{"t", 0, 9}}).ok());
+  for (size_t length : {OffsetStore::kMaxGroupNameBytes + 1, size_t{122}, size_t{4000}}) {
+    Status st = store.commit(std::string(length, 'g'), {{"t", 0, 1}});
+    EXPECT_EQ(st.code(), ErrorCode::kInvalidArgument) << length << ": " << st.to_string();
+    EXPECT_NE(st.message().find("1 to 121 bytes"), std::string_view::npos) << st.message();
+  }
+  EXPECT_EQ(store.commit("", {{"t", 0, 1}}).code(), ErrorCode::kInvalidArgument);
+  OffsetStore reloaded(dir_.string());
+  ASSERT_TRUE(reloaded.load().ok());
+  EXPECT_EQ(reloaded.committed(longest, "t", 0), 9);
+}
+
 }  // namespace
 }  // namespace spillway::broker

@@ -12,7 +12,8 @@ TEST(TopicConfig, NamesFollowTheRules) {
   EXPECT_TRUE(validate_topic_name("orders.v2_x-1").ok());
   EXPECT_TRUE(validate_topic_name(std::string(249, 'a')).ok());
   EXPECT_FALSE(validate_topic_name(std::string(250, 'a')).ok());
-  for (const char* bad : {"", ".", "..", "a/b", "a b", "ü", "a\n"}) {
+  EXPECT_TRUE(validate_topic_name(".deleted").ok());
+  for (const char* bad : {"", ".", "..", "a/b", "a b", "ü", "a\n", ".deleted-1-x"}) {
     EXPECT_EQ(validate_topic_name(bad).code(), ErrorCode::kInvalidArgument) << bad;
   }
 }

@@ -176,7 +176,8 @@ bool FakeBroker::handle(int16_t api_key, int32_t, std::span<const std::byte> bod
         }
         topics[i].flush_policy = "interval";
         for (size_t p = 0; p < it->second.size(); ++p) {
-          parts[i].push_back({static_cast<int32_t>(p), 0, it->second[p].next_offset});
+          parts[i].push_back(
+              {static_cast<int32_t>(p), 0, it->second[p].next_offset, ErrorCode::kOk, ""});
         }
         topics[i].partitions = parts[i];
       }

@@ -14,6 +14,7 @@
 #include "spillway/common/gather_writer.h"
 #include "spillway/common/key_partitioner.h"
 #include "spillway/common/record_batch.h"
+#include "spillway/common/wire/codec.h"
 #include "spillway/common/write_buffer.h"
 
 namespace spillway {
@@ -169,6 +170,71 @@ TEST(ZeroAllocation, GatherFlushBothBackends) {
         << gather_backend_name(be);
   }
   ::close(fd);
+}
+
+// A message described for the wire codec, with nested arrays, strings and
+// records in a flexible version.
+struct CodecPartition {
+  int32_t index = 0;
+  std::optional<std::string_view> note;
+  wire::Records records;
+  static constexpr auto fields() {
+    return std::tuple{
+        wire::Field<&CodecPartition::index>{"index"},
+        wire::Field<&CodecPartition::note>{"note", wire::kAllVersions, wire::kAllVersions},
+        wire::Field<&CodecPartition::records>{"records"}};
+  }
+};
+struct CodecTopic {
+  std::string_view name;
+  wire::Array<CodecPartition> partitions;
+  static constexpr auto fields() {
+    return std::tuple{wire::Field<&CodecTopic::name>{"name"},
+                      wire::Field<&CodecTopic::partitions>{"partitions"}};
+  }
+};
+struct CodecRequest {
+  int32_t timeout_ms = 0;
+  wire::Array<CodecTopic> topics;
+  static constexpr auto fields() {
+    return std::tuple{wire::Field<&CodecRequest::timeout_ms>{"timeout_ms"},
+                      wire::Field<&CodecRequest::topics>{"topics"}};
+  }
+};
+
+TEST(ZeroAllocation, WireCodecDecodeIterateEncode) {
+  const std::array<std::byte, 100> payload{};
+  std::array<CodecPartition, 8> partitions;
+  for (int i = 0; i < 8; ++i) {
+    partitions[static_cast<size_t>(i)] = {
+        i, i % 2 ? std::optional<std::string_view>("odd") : std::nullopt,
+        wire::Records{.bytes = payload}};
+  }
+  const std::array<CodecTopic, 2> topics = {CodecTopic{"orders", partitions},
+                                            CodecTopic{"payments", partitions}};
+  const CodecRequest request{5000, topics};
+  for (bool flexible : {false, true}) {
+    const wire::Context c{1, flexible};
+    std::array<std::byte, 4096> scratch;
+    std::array<std::byte, 4096> body_bytes;
+    WriteBuffer first(scratch);
+    ASSERT_TRUE(wire::encode(request, c, first).ok());
+    const size_t size = first.copy_to(body_bytes);
+    const std::span<const std::byte> body(body_bytes.data(), size);
+    EXPECT_EQ(count_steady_state([&](int) {
+                Result<CodecRequest> decoded = wire::decode<CodecRequest>(body, c, "test");
+                if (!decoded.ok()) return false;
+                int64_t sum = 0;
+                for (const CodecTopic& t : decoded->topics) {
+                  for (const CodecPartition& p : t.partitions) sum += p.index + p.records.size();
+                }
+                WriteBuffer out(scratch);
+                bool ok = wire::encode(*decoded, c, out).ok() && out.bytes_written() == size;
+                out.release();
+                return ok && sum == 2 * (28 + 800);
+              }),
+              0u);
+  }
 }
 
 }  // namespace

@@ -224,8 +224,9 @@ TEST(MetadataCodec, RequestAllAndNamed) {
 }
 
 TEST(MetadataCodec, ResponseRoundTrip) {
-  const std::array<MetadataPartition, 2> parts = {MetadataPartition{0, 0, 10},
-                                                  MetadataPartition{1, 5, 6}};
+  const std::array<MetadataPartition, 2> parts = {
+      MetadataPartition{0, 0, 10, ErrorCode::kOk, ""},
+      MetadataPartition{1, 5, 6, ErrorCode::kCorruptMessage, "offsets [5, 6) are damaged"}};
   const std::array<MetadataTopic, 2> topics = {
       MetadataTopic{"t", ErrorCode::kOk, "", "durable", -1, 86'400'000, parts},
       MetadataTopic{"missing", ErrorCode::kUnknownTopic, "unknown topic missing", "", -1, -1, {}}};
@@ -241,6 +242,9 @@ TEST(MetadataCodec, ResponseRoundTrip) {
   ASSERT_EQ(p.size(), 2u);
   EXPECT_EQ(p[1].log_start_offset, 5);
   EXPECT_EQ(p[1].high_watermark, 6);
+  EXPECT_EQ(p[0].error_code, ErrorCode::kOk);
+  EXPECT_EQ(p[1].error_code, ErrorCode::kCorruptMessage);
+  EXPECT_EQ(p[1].error_message, "offsets [5, 6) are damaged");
   EXPECT_EQ(t[1].error_code, ErrorCode::kUnknownTopic);
   EXPECT_EQ(t[1].partitions.size(), 0);
 }

@@ -137,11 +137,23 @@ TEST(RecordBatch, ZstdRoundTrip) {
   EXPECT_EQ(decompress_records(b, small).status().code(), ErrorCode::kBatchTooLarge);
 }
 
-TEST(RecordBatch, EmptyBatchIsValid) {
-  Bytes b = encode_batch({});
-  EXPECT_TRUE(validate(b, kLimit).ok());
-  Bytes z = encode_batch({}, true);
-  EXPECT_TRUE(validate(z, kLimit).ok()) << validate(z, kLimit).to_string();
+// An empty batch is well formed (a log written by an older broker may hold
+// one, and recovery must keep it) but a producer may not send one.
+TEST(RecordBatch, EmptyBatchIsWellFormedButNotProducible) {
+  for (bool zstd : {false, true}) {
+    Bytes b = encode_batch({}, zstd);
+    EXPECT_TRUE(validate(b, kLimit).ok()) << validate(b, kLimit).to_string();
+    Status st = validate_produced(b, kLimit);
+    EXPECT_EQ(st.code(), ErrorCode::kInvalidArgument) << st.to_string();
+    EXPECT_NE(st.message().find("no records"), std::string_view::npos) << st.message();
+  }
+  Bytes one = encode_batch({{"k", "v", 0, {}}});
+  EXPECT_TRUE(validate_produced(one, kLimit).ok());
+  // Structural errors come first, with validate()'s codes.
+  EXPECT_EQ(validate_produced(one, one.size() - 1).code(), ErrorCode::kBatchTooLarge);
+  Bytes bad = encode_batch({});
+  bad.back() ^= std::byte{1};
+  EXPECT_EQ(validate_produced(bad, kLimit).code(), ErrorCode::kCorruptMessage);
 }
 
 TEST(RecordBatch, EnforcesCallerLimit) {

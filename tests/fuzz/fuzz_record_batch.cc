@@ -1,7 +1,9 @@
 // libFuzzer target for the RecordBatch v2 parser (record_batch.h): header
-// parsing, full validation, the record and header readers, and zstd
-// decompression, on arbitrary bytes. Besides "no crash, no sanitizer
-// report", it checks that a batch validate() accepts reads back completely.
+// parsing, full validation (and the stricter one for produced batches), the
+// record and header readers, and zstd decompression, on arbitrary bytes.
+// Besides "no crash, no sanitizer report", it checks that a batch validate()
+// accepts reads back completely, and that validate_produced() accepts
+// exactly the valid batches that hold records.
 //
 // Each input is tried twice: as given, and with its batch_length and CRC
 // fixed up, so that the fuzzer gets past the CRC to the record grammar.
@@ -47,10 +49,13 @@ int32_t read_all(std::span<const std::byte> block, int32_t count, bool* ok) {
 void exercise(std::span<const std::byte> bytes) {
   auto header = parse_header(bytes);
   Status valid = validate(bytes, kMaxBatch);
+  // What a producer may send: exactly the valid batches with records.
+  Status produced = validate_produced(bytes, kMaxBatch);
   if (!header.ok()) {
-    check(!valid.ok());
+    check(!valid.ok() && !produced.ok());
     return;
   }
+  check(produced.ok() == (valid.ok() && header->record_count > 0));
   bool ok = false;
   if (header->compression() == Compression::kNone) {
     const int32_t n = read_all(records_block(bytes), header->record_count, &ok);

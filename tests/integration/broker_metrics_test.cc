@@ -1,7 +1,11 @@
 // The /metrics endpoint of the real broker: Prometheus text with traffic per
 // topic, log sizes per partition, connections, latency histograms per api
 // and the heap allocation counter.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "broker_process.h"
 #include "broker_wire_client.h"
@@ -50,6 +54,32 @@ TEST(BrokerMetrics, ServesCountersHistogramsAndGauges) {
   RawClient other(port);
   other.send_bytes(bytes_of("GET /nothing HTTP/1.1\r\n\r\n"));
   EXPECT_EQ(string_of(other.read_until_eof()).rfind("HTTP/1.1 404", 0), 0u);
+}
+
+TEST(BrokerMetrics, AMetricsPortInUseIsNamedAsTheMetricsListener) {
+  // A port this test holds.
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof(addr);
+  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  ASSERT_EQ(::listen(fd, 1), 0);
+  ASSERT_EQ(::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+  const std::string taken = "127.0.0.1:" + std::to_string(ntohs(addr.sin_port));
+
+  TempDir dir;
+  Result<ProcessExit> exit =
+      run_process(broker_binary(), {"--listen", "127.0.0.1:0", "--data-dir",
+                                    (dir.path() / "data").string(), "--metrics-listen", taken});
+  ::close(fd);
+  ASSERT_TRUE(exit.ok()) << exit.status().to_string();
+  EXPECT_EQ(exit->exit_code, 1) << exit->output;
+  EXPECT_NE(exit->output.find("metrics endpoint ([metrics] listen): cannot listen on " + taken),
+            std::string::npos)
+      << exit->output;
+  EXPECT_EQ(exit->output.find("listening on"), std::string::npos) << exit->output;
 }
 
 }  // namespace

@@ -31,31 +31,6 @@ std::unique_ptr<BrokerProcess> start_broker(std::vector<std::string> args = {},
   return broker.ok() ? std::move(*broker) : nullptr;
 }
 
-struct TopicInfo {
-  ErrorCode code;
-  std::string flush_policy;
-  int64_t retention_bytes;
-  std::vector<std::pair<int64_t, int64_t>> partitions;  // (log start, high watermark)
-};
-
-std::map<std::string, TopicInfo> metadata(WireClient& client, bool all,
-                                          std::vector<std::string_view> names = {}) {
-  messages::MetadataRequest req{all, std::span<const std::string_view>(names)};
-  auto body = encode_body([&](WriteBuffer& b) { return encode_metadata_request(req, b); });
-  auto r = client.call(frame::ApiKey::kMetadata, body);
-  std::map<std::string, TopicInfo> out;
-  if (!r || r->header.error_code != ErrorCode::kOk) return out;
-  auto decoded = messages::decode_metadata_response(r->body);
-  if (!decoded.ok()) return out;
-  for (const auto& t : decoded->topics) {
-    TopicInfo info{t.error_code, std::string(t.flush_policy), t.retention_bytes, {}};
-    for (const auto& p : t.partitions)
-      info.partitions.emplace_back(p.log_start_offset, p.high_watermark);
-    out[std::string(t.name)] = info;
-  }
-  return out;
-}
-
 TEST(BrokerTopics, CreateListDescribeDeleteAndRestart) {
   TempDir dir;
   {
@@ -70,13 +45,13 @@ TEST(BrokerTopics, CreateListDescribeDeleteAndRestart) {
     EXPECT_EQ(client.create_topic("zero", 0), ErrorCode::kInvalidArgument);
     EXPECT_EQ(client.create_topic("policy", 1, "sometimes"), ErrorCode::kInvalidArgument);
 
-    auto all = metadata(client, true);
+    auto all = client.metadata(true);
     ASSERT_EQ(all.size(), 2u);
     EXPECT_EQ(all["orders"].partitions.size(), 3u);
     EXPECT_EQ(all["orders"].flush_policy, "durable");
     EXPECT_EQ(all["events"].flush_policy, "interval");  // the broker default
 
-    auto some = metadata(client, false, {"events", "missing"});
+    auto some = client.metadata(false, {"events", "missing"});
     EXPECT_EQ(some["events"].code, ErrorCode::kOk);
     EXPECT_EQ(some["missing"].code, ErrorCode::kUnknownTopic);
 
@@ -89,7 +64,7 @@ TEST(BrokerTopics, CreateListDescribeDeleteAndRestart) {
   auto broker = start_broker({}, dir.path());
   ASSERT_TRUE(broker);
   WireClient client(broker->port());
-  auto all = metadata(client, true);
+  auto all = client.metadata(true);
   ASSERT_EQ(all.size(), 1u);
   ASSERT_EQ(all["orders"].partitions.size(), 3u);
   EXPECT_EQ(all["orders"].partitions[1].second, 2);
@@ -252,17 +227,7 @@ TEST(BrokerOffsets, CommitAndFetchSurviveARestart) {
   TempDir dir;
   const auto commit = [](WireClient& client, std::string_view group, int32_t partition,
                          int64_t offset) {
-    const messages::CommitOffsetEntry e{partition, offset};
-    const messages::CommitOffsetsTopic t{"t", std::span(&e, 1)};
-    messages::CommitOffsetsRequest req{group, std::span(&t, 1)};
-    auto body = encode_body([&](WriteBuffer& b) { return encode_commit_offsets_request(req, b); });
-    auto r = client.call(frame::ApiKey::kCommitOffsets, body);
-    if (!r || r->header.error_code != ErrorCode::kOk) return ErrorCode::kUnknown;
-    auto decoded = messages::decode_commit_offsets_response(r->body);
-    for (const auto& topic : decoded->topics) {
-      for (const auto& res : topic.results) return res.error_code;
-    }
-    return ErrorCode::kUnknown;
+    return client.commit(group, "t", partition, offset).code;
   };
   const auto committed = [](WireClient& client, std::string_view group, int32_t partition) {
     const messages::FetchOffsetsTopic t{"t", std::span(&partition, 1)};
@@ -315,7 +280,7 @@ TEST(BrokerRetention, OldSegmentsGoAndFetchBelowTheLogStartIsOutOfRange) {
   // (the deadline only guards against a hang).
   int64_t log_start = 0;
   for (int i = 0; i < 300 && log_start == 0; ++i) {
-    log_start = metadata(client, true)["short"].partitions.at(0).first;
+    log_start = client.metadata(true)["short"].partitions.at(0).first;
     if (log_start == 0) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   ASSERT_GT(log_start, 0);

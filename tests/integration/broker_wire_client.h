@@ -3,7 +3,12 @@
 // commit without the client library. Results are copied into owning structs.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -107,6 +112,20 @@ struct ProduceResult {
   int32_t record_count;
 };
 
+// One topic of a Metadata response.
+struct TopicInfo {
+  ErrorCode code;
+  std::string message;
+  std::string flush_policy;
+  int64_t retention_bytes;
+  std::vector<std::pair<int64_t, int64_t>> partitions;  // (log start, high watermark)
+};
+
+struct CommitResult {
+  ErrorCode code = ErrorCode::kUnknown;
+  std::string message;
+};
+
 struct FetchResult {
   ErrorCode code = ErrorCode::kUnknown;
   std::string message;
@@ -127,8 +146,18 @@ class WireClient : public RawClient {
     }
     auto response = read_response();
     if (response && response->header.correlation_id != id) return std::nullopt;
+    last_error_.clear();
+    if (response && response->header.error_code != ErrorCode::kOk) {
+      last_error_ = std::string(
+          frame::decode_error_body(response->header.error_code, response->body).message());
+    }
     return response;
   }
+
+  // The message of the last response that carried an error in its frame
+  // header (CreateTopics, DeleteTopics, malformed requests); empty after a
+  // success.
+  const std::string& last_error() const { return last_error_; }
 
   // The frame header's error code of CreateTopics; kNotConnected on failure.
   ErrorCode create_topic(std::string_view name, int32_t partitions,
@@ -185,6 +214,49 @@ class WireClient : public RawClient {
     return out;
   }
 
+  // Metadata of every topic (`all`) or of `names`, by name; empty when the
+  // request failed.
+  std::map<std::string, TopicInfo> metadata(bool all, std::vector<std::string_view> names = {}) {
+    messages::MetadataRequest req{all, std::span<const std::string_view>(names)};
+    auto body = encode_body([&](WriteBuffer& b) { return encode_metadata_request(req, b); });
+    auto r = call(frame::ApiKey::kMetadata, body);
+    std::map<std::string, TopicInfo> out;
+    if (!r || r->header.error_code != ErrorCode::kOk) return out;
+    auto decoded = messages::decode_metadata_response(r->body);
+    if (!decoded.ok()) return out;
+    for (const auto& t : decoded->topics) {
+      TopicInfo info{t.error_code,
+                     std::string(t.error_message),
+                     std::string(t.flush_policy),
+                     t.retention_bytes,
+                     {}};
+      for (const auto& p : t.partitions) {
+        info.partitions.emplace_back(p.log_start_offset, p.high_watermark);
+      }
+      out[std::string(t.name)] = info;
+    }
+    return out;
+  }
+
+  // Commits `offset` for (`group`, `topic`, `partition`); the partition's
+  // result, or the frame header's error for a request-wide one.
+  CommitResult commit(std::string_view group, std::string_view topic, int32_t partition,
+                      int64_t offset) {
+    const messages::CommitOffsetEntry e{partition, offset};
+    const messages::CommitOffsetsTopic t{topic, std::span(&e, 1)};
+    messages::CommitOffsetsRequest req{group, std::span(&t, 1)};
+    auto body = encode_body([&](WriteBuffer& b) { return encode_commit_offsets_request(req, b); });
+    auto r = call(frame::ApiKey::kCommitOffsets, body);
+    if (!r) return {ErrorCode::kNotConnected, ""};
+    if (r->header.error_code != ErrorCode::kOk) return {r->header.error_code, last_error_};
+    auto decoded = messages::decode_commit_offsets_response(r->body);
+    if (!decoded.ok()) return {};
+    for (const auto& t : decoded->topics) {
+      for (const auto& res : t.results) return {res.error_code, std::string(res.error_message)};
+    }
+    return {};
+  }
+
   std::vector<std::byte> fetch_body(std::string_view topic, int32_t partition, int64_t offset,
                                     int32_t max_wait_ms, int32_t max_bytes = 1 << 20) {
     const messages::FetchPartitionRequest part{partition, offset, max_bytes};
@@ -219,7 +291,22 @@ class WireClient : public RawClient {
 
  private:
   int32_t next_id_ = 1;
+  std::string last_error_;
 };
+
+// Starts the real broker (--threads 2) on `data_dir`, which the caller keeps
+// (so a test can restart a broker on the same data), with `args` appended;
+// null, with a test failure, when it does not start.
+inline std::unique_ptr<BrokerProcess> start_broker_on(const std::filesystem::path& data_dir,
+                                                      std::vector<std::string> args = {}) {
+  BrokerProcess::Options options;
+  options.default_data_dir = false;
+  options.args = {"--threads", "2", "--data-dir", data_dir.string()};
+  options.args.insert(options.args.end(), args.begin(), args.end());
+  auto broker = BrokerProcess::start(options);
+  if (!broker.ok()) ADD_FAILURE() << broker.status().to_string();
+  return broker.ok() ? std::move(*broker) : nullptr;
+}
 
 // The port of "metrics on HOST:PORT" in the broker's log; 0 if absent.
 inline uint16_t metrics_port(const BrokerProcess& broker) {

@@ -75,6 +75,46 @@ TEST(ConfigErrors, BadFlagValueIsRefused) {
   EXPECT_NE(exit->output.find("\"loud\""), std::string::npos) << exit->output;
 }
 
+TEST(ConfigErrors, ADirectoryIsNotAConfigFile) {
+  TempDir dir;
+  Result<ProcessExit> exit =
+      run_process(broker_binary(), {"--config", dir.path().string(), "--listen", "127.0.0.1:0",
+                                    "--data-dir", (dir.path() / "data").string()});
+  ASSERT_TRUE(exit.ok()) << exit.status().to_string();
+  EXPECT_EQ(exit->exit_code, 2) << exit->output;
+  EXPECT_NE(exit->output.find(dir.path().string() + ": is a directory, not a config file"),
+            std::string::npos)
+      << exit->output;
+  EXPECT_EQ(exit->output.find("listening on"), std::string::npos) << exit->output;
+}
+
+TEST(ConfigErrors, UsageErrorsExitTwoAndHelpExitsZero) {
+  TempDir dir;
+  const std::string data = (dir.path() / "data").string();
+  struct Case {
+    std::vector<std::string> args;
+    int exit_code;
+    const char* says;
+  };
+  const Case cases[] = {
+      {{"--no-such-flag"}, 2, "--no-such-flag"},
+      {{"--listen", "127.0.0.1:0", "extra-positional"}, 2, "extra-positional"},
+      {{"--threads"}, 2, "--threads"},  // a flag without its value
+      {{"--help"}, 0, "--max-frame-bytes"},
+      {{"--version"}, 0, "spillway-broker"},
+  };
+  for (const Case& c : cases) {
+    std::vector<std::string> args = c.args;
+    args.insert(args.end(), {"--data-dir", data});
+    if (c.args.back() == "--threads") args = c.args;  // the value must be missing
+    Result<ProcessExit> exit = run_process(broker_binary(), args);
+    ASSERT_TRUE(exit.ok()) << exit.status().to_string();
+    EXPECT_EQ(exit->exit_code, c.exit_code) << c.args[0] << "\n" << exit->output;
+    EXPECT_NE(exit->output.find(c.says), std::string::npos) << c.args[0] << "\n" << exit->output;
+    EXPECT_EQ(exit->output.find("listening on"), std::string::npos) << exit->output;
+  }
+}
+
 TEST(ConfigErrors, ShippedConfigStartsTheBroker) {
   // config/broker.toml as shipped, with the port and data dir redirected.
   TempDir dir;

@@ -26,13 +26,33 @@ namespace spillway::testing {
 
 class RawClient {
  public:
+  struct Options {
+    // Source address to bind before connecting (e.g. "127.0.0.2": any
+    // 127/8 address reaches the broker as another client address).
+    const char* source_ip = nullptr;
+    // SO_RCVBUF before connecting; 0 = the kernel's default. A small one
+    // makes a client that does not read back up the broker quickly.
+    int receive_buffer_bytes = 0;
+  };
+
   // Connects to 127.0.0.1:port; connected() tells whether it worked.
-  explicit RawClient(uint16_t port) {
+  explicit RawClient(uint16_t port) : RawClient(port, Options{}) {}
+  RawClient(uint16_t port, const Options& options) {
     fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     timeval tv{10, 0};  // a guard against hanging, never an assertion
     ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
     int one = 1;
     ::setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    if (options.receive_buffer_bytes > 0) {
+      ::setsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &options.receive_buffer_bytes,
+                   sizeof(options.receive_buffer_bytes));
+    }
+    if (options.source_ip != nullptr) {
+      sockaddr_in source{};
+      source.sin_family = AF_INET;
+      ::inet_pton(AF_INET, options.source_ip, &source.sin_addr);
+      if (::bind(fd_, reinterpret_cast<sockaddr*>(&source), sizeof(source)) != 0) return;
+    }
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
     addr.sin_port = htons(port);

@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -100,6 +101,27 @@ std::pair<int, bool> wait_for_exit(pid_t pid, std::chrono::milliseconds timeout)
 }
 
 }  // namespace
+
+int64_t process_status_kib(pid_t pid, std::string_view field) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  const std::string prefix = std::string(field) + ":";
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind(prefix, 0) == 0) return std::stoll(line.substr(prefix.size()));
+  }
+  return -1;
+}
+
+bool raise_open_files_limit(uint64_t n) {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0) return false;
+  if (limit.rlim_cur < n) {
+    limit.rlim_cur = std::min<rlim_t>(limit.rlim_max, n);
+    ::setrlimit(RLIMIT_NOFILE, &limit);
+    if (::getrlimit(RLIMIT_NOFILE, &limit) != 0) return false;
+  }
+  return limit.rlim_cur >= n;
+}
 
 std::string broker_binary() {
   return SPILLWAY_BROKER_BINARY;

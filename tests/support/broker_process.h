@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "spillway/common/status.h"
@@ -47,6 +48,14 @@ struct ProcessExit {
 // cannot be started.
 Result<ProcessExit> run_process(const std::string& binary, const std::vector<std::string>& args,
                                 std::chrono::milliseconds timeout = std::chrono::seconds(30));
+
+// A field of /proc/PID/status in KiB ("VmRSS", "VmHWM", ...); -1 when the
+// process or the field is not there.
+int64_t process_status_kib(pid_t pid, std::string_view field = "VmRSS");
+
+// Raises this process's soft RLIMIT_NOFILE to at least `n` (up to the hard
+// limit); children started later inherit it. True iff the limit is >= n.
+bool raise_open_files_limit(uint64_t n);
 
 class BrokerProcess {
  public:

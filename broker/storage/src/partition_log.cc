@@ -1,5 +1,6 @@
-// PartitionLog: append, read, flush policy and clean shutdown. Opening and
-// recovery are in partition_log_open.cc, retention in partition_log_retention.cc.
+// PartitionLog: append, read (with verify_reads), the corrupt state, flush
+// policy and clean shutdown. Opening and recovery are in
+// partition_log_open.cc, retention in partition_log_retention.cc.
 #include "spillway/storage/partition_log.h"
 
 #include <spdlog/spdlog.h>
@@ -7,8 +8,9 @@
 #include <algorithm>
 #include <chrono>
 
-#include "clean_marker.h"
+#include "log_markers.h"
 #include "spillway/common/record_batch.h"
+#include "spillway/storage/batch_check.h"
 
 namespace spillway::storage {
 
@@ -22,6 +24,28 @@ PartitionLog::PartitionLog(FileSystem& fs, std::string dir, LogConfig config, Cl
     : fs_(fs), dir_(std::move(dir)), config_(config), clock_(std::move(clock)) {}
 
 PartitionLog::~PartitionLog() = default;
+
+std::string Corruption::describe() const {
+  std::string out;
+  if (first_offset >= 0 && end_offset >= 0) {
+    out = "offsets [" + std::to_string(first_offset) + ", " + std::to_string(end_offset) + ")";
+  } else if (first_offset >= 0) {
+    out = "offsets from " + std::to_string(first_offset);
+  } else {
+    out = "stored batches";
+  }
+  out += " are damaged (" + reason + ")";
+  if (length > 0) {
+    out += ": bytes [" + std::to_string(position) + ", " + std::to_string(position + length) +
+           ") of segment " + segment;
+  } else {
+    out += " in segment " + segment + " at byte " + std::to_string(position);
+  }
+  if (other_ranges > 0) {
+    out += "; " + std::to_string(other_ranges) + " more damaged range(s) after it";
+  }
+  return out;
+}
 
 Status read_slice(const FileSlice& slice, std::span<std::byte> out) {
   if (out.size() != slice.length) {
@@ -53,6 +77,102 @@ void PartitionLog::enter_read_only(const Status& cause) {
                                                        cause.to_string() + ")");
 }
 
+void PartitionLog::enter_corrupt(Corruption c, int64_t mark_segment, uint64_t mark_position) {
+  if (corrupt()) return;
+  spdlog::error(
+      "partition log {}: CORRUPT: {}. It serves nothing until it is repaired: stop the broker "
+      "and run spillway-broker repair (docs/operations.md)",
+      dir_, c.describe());
+  corruption_ = std::make_unique<Corruption>(std::move(c));
+  if (mark_segment < 0) return;
+  // So that a restart checks this place again instead of trusting it.
+  Status st = write_log_position(fs_, dir_ + kCorruptMarker, {mark_segment, mark_position});
+  if (st.ok()) st = fs_.sync_dir(dir_);
+  if (!st.ok()) {
+    spdlog::error("partition log {}: could not record the damage for the next start: {}", dir_,
+                  st.to_string());
+  }
+}
+
+Status PartitionLog::corrupt_error() const {
+  return Status(ErrorCode::kCorruptMessage, corruption_->describe());
+}
+
+Status PartitionLog::enter_corrupt_at(int64_t base, const BadBatch& bad, const char* found_by) {
+  Corruption c;
+  c.first_offset = bad.base_offset;
+  c.end_offset = bad.end_offset;
+  c.segment = Segment::log_name(base);
+  c.position = bad.position;
+  c.length = bad.size;
+  c.reason = std::string(bad.reason) + ", found by " + found_by;
+  enter_corrupt(std::move(c), base, bad.position);
+  return corrupt_error();
+}
+
+Status PartitionLog::verify_range(const Segment& seg, const SegmentRange& range) {
+  BatchChecker checker(*seg.log_file(), range.position, range.position + range.length,
+                       range.first_offset);
+  Result<std::optional<BadBatch>> bad = checker.step(UINT64_MAX, thread_check_buffer());
+  if (!bad.ok()) return std::move(bad).take_status();
+  if (!bad->has_value()) return Status::Ok();
+  return enter_corrupt_at(seg.base_offset(), **bad, "a checked read");
+}
+
+std::unique_ptr<SealedSegmentCheck> PartitionLog::next_sealed_check() const {
+  if (closed_ || corrupt() || verified_segment_ >= segments_.back()->base_offset()) return nullptr;
+  for (std::size_t i = 0; i + 1 < segments_.size(); ++i) {
+    const Segment& seg = *segments_[i];
+    if (seg.base_offset() < verified_segment_) continue;
+    return std::make_unique<SealedSegmentCheck>(seg.log_file(), seg.base_offset(), seg.size());
+  }
+  return nullptr;
+}
+
+std::unique_ptr<SealedSegmentCheck> PartitionLog::sealed_check_from(int64_t from) const {
+  if (closed_ || corrupt()) return nullptr;
+  auto it = std::lower_bound(
+      segments_.begin(), segments_.end() - 1, from,
+      [](const std::unique_ptr<Segment>& s, int64_t o) { return s->base_offset() < o; });
+  if (it == segments_.end() - 1) return nullptr;
+  const Segment& seg = **it;
+  return std::make_unique<SealedSegmentCheck>(seg.log_file(), seg.base_offset(), seg.size());
+}
+
+VerifiedPointWrite PartitionLog::finish_sealed_check(const SealedSegmentCheck& check,
+                                                     const char* found_by) {
+  VerifiedPointWrite write;
+  if (closed_ || corrupt()) return write;
+  if (const BadBatch* bad = check.damage()) {
+    (void)enter_corrupt_at(check.base_offset(), *bad, found_by);
+    return write;
+  }
+  if (check.base_offset() < verified_segment_) return write;
+  // The segment after the checked one; the point moves to its start only if
+  // no unchecked segment sits between (retention may have deleted some).
+  for (std::size_t i = 0; i + 1 < segments_.size(); ++i) {
+    if (segments_[i]->base_offset() < verified_segment_) continue;
+    if (segments_[i]->base_offset() != check.base_offset()) return write;
+    verified_segment_ = segments_[i + 1]->base_offset();
+    verified_position_ = 0;
+    write.fs = &fs_;
+    write.dir = dir_;
+    write.segment = verified_segment_;
+    write.position = verified_position_;
+    return write;
+  }
+  return write;
+}
+
+Status PartitionLog::run_verified_point_write(const VerifiedPointWrite& write) {
+  if (!write.needed()) return Status::Ok();
+  const std::string path = write.dir + kVerifiedMarker;
+  const bool existed = write.fs->exists(path);
+  SPILLWAY_RETURN_IF_ERROR(
+      write_log_position(*write.fs, path, LogPosition{write.segment, write.position}));
+  return existed ? Status::Ok() : write.fs->sync_dir(write.dir);
+}
+
 Status PartitionLog::read_only_error() const {
   if (closed_) return Status(ErrorCode::kShuttingDown, "partition log is closed");
   return read_only_reason_;
@@ -60,6 +180,7 @@ Status PartitionLog::read_only_error() const {
 
 Result<AppendResult> PartitionLog::append(std::span<std::byte> batch, int32_t leader_epoch) {
   if (closed_ || read_only()) return read_only_error();
+  if (corrupt()) return corrupt_error();
   if (batch.size() > config_.max_batch_bytes) {
     return Status(ErrorCode::kBatchTooLarge,
                   "batch of " + std::to_string(batch.size()) + " bytes exceeds max_batch_bytes");
@@ -91,6 +212,7 @@ Result<AppendResult> PartitionLog::append(std::span<std::byte> batch, int32_t le
 }
 
 Result<FileSlice> PartitionLog::read(int64_t offset, uint64_t max_bytes) {
+  if (corrupt()) return corrupt_error();
   const int64_t hwm = high_watermark();
   if (offset < log_start_offset() || offset > hwm) {
     return Status(ErrorCode::kOffsetOutOfRange, "offset " + std::to_string(offset) + " outside [" +
@@ -101,9 +223,31 @@ Result<FileSlice> PartitionLog::read(int64_t offset, uint64_t max_bytes) {
   auto it = std::upper_bound(
       segments_.begin(), segments_.end(), offset,
       [](int64_t o, const std::unique_ptr<Segment>& s) { return o < s->base_offset(); });
-  Segment& seg = **(it - 1);
-  Result<SegmentRange> range = seg.read(offset, max_bytes, hwm);
-  if (!range.ok()) return std::move(range).take_status();
+  std::size_t i = static_cast<std::size_t>(it - segments_.begin()) - 1;
+  Result<SegmentRange> range = segments_[i]->read(offset, max_bytes, hwm);
+  // Past the segment's end but below the next one's base: a gap left by
+  // repair. Read on from the first batch after it.
+  while (range.ok() && range->length == 0 && offset >= segments_[i]->next_offset() &&
+         i + 1 < segments_.size()) {
+    ++i;
+    offset = segments_[i]->base_offset();
+    range = segments_[i]->read(offset, max_bytes, hwm);
+  }
+  Segment& seg = *segments_[i];
+  if (!range.ok()) {
+    if (range.status().code() != ErrorCode::kCorruptMessage) return std::move(range).take_status();
+    // The headers between the nearest index entry and `offset` do not parse.
+    Corruption c;
+    c.first_offset = seg.index().lookup(offset).offset;
+    c.segment = Segment::log_name(seg.base_offset());
+    c.position = seg.index().lookup(offset).position;
+    c.reason = "batch headers do not parse (" + std::string(range.status().message()) + ")";
+    enter_corrupt(std::move(c), seg.base_offset(), seg.index().lookup(offset).position);
+    return corrupt_error();
+  }
+  if (config_.verify_reads && range->length > 0) {
+    SPILLWAY_RETURN_IF_ERROR(verify_range(seg, *range));
+  }
   FileSlice slice;
   slice.position = range->position;
   slice.length = range->length;
@@ -203,6 +347,13 @@ Status PartitionLog::roll(int64_t now_ms) {
 
 Status PartitionLog::close() {
   if (closed_) return Status::Ok();
+  if (corrupt()) {
+    // Make earlier appends durable, but write no index and no marker: the
+    // files stay as found for repair, and the next open checks again.
+    Status st = read_only() ? Status::Ok() : flush();
+    closed_ = true;
+    return st;
+  }
   if (read_only()) {
     closed_ = true;
     return read_only_reason_;  // no marker: the next open verifies

@@ -1,27 +1,28 @@
-// Opening a partition directory: find the segments, recover them, and drop
-// leftovers of interrupted roll or retention. See docs/log-storage.md.
+// Opening a partition directory: find the segments, check what was not
+// verified before, cut a torn tail or open corrupt, and drop leftovers of
+// interrupted roll or retention. See docs/log-storage.md, "Recovery on open".
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <cstdlib>
 
-#include "clean_marker.h"
+#include "log_markers.h"
 #include "spillway/storage/partition_log.h"
 
 namespace spillway::storage {
 namespace {
 
-// Parses "<20 digits><ext>"; -1 when `name` is not such a name.
-int64_t parse_segment_name(const std::string& name, std::string_view ext) {
-  if (name.size() != 20 + ext.size() || name.compare(20, ext.size(), ext) != 0) return -1;
-  int64_t value = 0;
-  for (int i = 0; i < 20; ++i) {
-    const char c = name[i];
-    if (c < '0' || c > '9') return -1;
-    if (value > (INT64_MAX - (c - '0')) / 10) return -1;
-    value = value * 10 + (c - '0');
-  }
-  return value;
+// The corruption report for damaged range `d` of `seg`; `next_base` is the
+// base offset of the following segment, or -1.
+Corruption describe_damage(const Segment& seg, const DamagedRange& d, int64_t next_base) {
+  Corruption c;
+  c.first_offset = d.first_offset;
+  c.end_offset = d.torn_tail() ? next_base : d.end_offset;
+  c.segment = Segment::log_name(seg.base_offset());
+  c.position = d.position;
+  c.length = d.end - d.position;
+  c.reason = d.reason;
+  return c;
 }
 
 }  // namespace
@@ -41,8 +42,8 @@ Status PartitionLog::recover() {
   std::vector<int64_t> bases;
   std::vector<int64_t> index_bases;
   for (const std::string& name : *names) {
-    if (int64_t b = parse_segment_name(name, ".log"); b >= 0) bases.push_back(b);
-    if (int64_t b = parse_segment_name(name, ".index"); b >= 0) index_bases.push_back(b);
+    if (int64_t b = Segment::parse_name(name, ".log"); b >= 0) bases.push_back(b);
+    if (int64_t b = Segment::parse_name(name, ".index"); b >= 0) index_bases.push_back(b);
   }
   std::sort(bases.begin(), bases.end());
   bool dir_changed = false;
@@ -57,32 +58,101 @@ Status PartitionLog::recover() {
   const std::string marker = dir_ + kCleanShutdownMarker;
   const bool clean = fs_.exists(marker);
   const int64_t now = clock_();
-  if (!clean && !bases.empty()) {
-    spdlog::info("partition log {}: no clean-shutdown marker; verifying the last segment", dir_);
+  // Batches before `from` were checked by an earlier open (or repair) and
+  // are trusted; every batch after it is checked now. Damage a read found
+  // at run time moves `from` back to it, and then nothing found is cut.
+  const std::optional<LogPosition> verified = read_log_position(fs_, dir_ + kVerifiedMarker);
+  const std::optional<LogPosition> damaged_at = read_log_position(fs_, dir_ + kCorruptMarker);
+  LogPosition from = verified.value_or(LogPosition{-1, 0});
+  if (damaged_at && *damaged_at < from) from = *damaged_at;
+  if (!bases.empty()) {
+    if (from.segment < 0) {
+      spdlog::info("partition log {}: no verified point; checking every batch", dir_);
+    } else {
+      spdlog::info("partition log {}: checking the batches after byte {} of segment {}", dir_,
+                   from.position, from.segment);
+    }
   }
+  std::vector<SegmentScan> scans(bases.size());
   for (std::size_t i = 0; i < bases.size(); ++i) {
-    // Segments before the last were fsynced when they rolled, so only the
-    // last one can hold a torn or unsynced tail after a crash.
-    const bool last = i + 1 == bases.size();
-    const SegmentCheck check = (clean || !last) ? SegmentCheck::kTrustIndex : SegmentCheck::kVerify;
-    Result<std::unique_ptr<Segment>> seg = Segment::open(fs_, dir_, bases[i], config_, check, now);
+    const uint64_t verified_bytes = bases[i] < from.segment    ? UINT64_MAX
+                                    : bases[i] == from.segment ? from.position
+                                                               : 0;
+    Result<std::unique_ptr<Segment>> seg =
+        Segment::open(fs_, dir_, bases[i], config_, verified_bytes, now, &scans[i]);
     if (!seg.ok()) return std::move(seg).take_status();
-    if (!segments_.empty() && (*seg)->base_offset() != segments_.back()->next_offset()) {
-      // A gap means an earlier segment lost batches (it was cut during
-      // verification); later offsets would no longer be dense. Keep the
-      // consistent prefix and drop the rest, loudly.
-      spdlog::error(
-          "partition log {}: segment {} starts at {} but the previous one ends at {}; deleting "
-          "it and every later segment",
-          dir_, Segment::log_path(dir_, bases[i]), bases[i], segments_.back()->next_offset());
-      for (std::size_t j = i; j < bases.size(); ++j) {
-        SPILLWAY_RETURN_IF_ERROR(fs_.remove(Segment::log_path(dir_, bases[j])));
-        (void)fs_.remove(Segment::index_path(dir_, bases[j]));
-      }
-      dir_changed = true;
-      break;
+    if (bases[i] == from.segment && from.position > (*seg)->size()) {
+      spdlog::error("partition log {}: segment {} has {} bytes, fewer than the {} verified before",
+                    dir_, Segment::log_path(dir_, bases[i]), (*seg)->size(), from.position);
     }
     segments_.push_back(std::move(*seg));
+  }
+
+  // Judge what the checks found. Only a damaged tail of the last segment,
+  // in bytes not verified before and with no valid batch after it, is what
+  // a crash leaves (a torn or unsynced write) and may be cut. Anything else
+  // is decay of stored data: cutting it would throw away every valid batch
+  // after it, so the log opens corrupt and the files stay as they are.
+  std::vector<Corruption> found;
+  const DamagedRange* cut = nullptr;
+  for (std::size_t i = 0; i < segments_.size(); ++i) {
+    const Segment& seg = *segments_[i];
+    const bool last = i + 1 == segments_.size();
+    if (i > 0 && seg.base_offset() < segments_[i - 1]->next_offset()) {
+      Corruption c;
+      c.first_offset = seg.base_offset();
+      c.end_offset = segments_[i - 1]->next_offset();
+      c.segment = Segment::log_name(seg.base_offset());
+      c.reason = "segment overlaps the offsets of the one before it";
+      found.push_back(std::move(c));
+    } else if (i > 0 && seg.base_offset() > segments_[i - 1]->next_offset()) {
+      spdlog::info("partition log {}: offsets [{}, {}) are absent (a gap left by repair)", dir_,
+                   segments_[i - 1]->next_offset(), seg.base_offset());
+    }
+    const std::vector<DamagedRange>& damage = scans[i].damage;
+    for (std::size_t j = 0; j < damage.size(); ++j) {
+      const DamagedRange& d = damage[j];
+      // After a clean shutdown every write was whole and synced, so damage
+      // at the end is decay of acknowledged data, not a torn write: it is
+      // reported like any other, for repair, never cut here.
+      if (last && j + 1 == damage.size() && d.torn_tail() &&
+          d.position >= scans[i].verified_before && !damaged_at && !clean) {
+        cut = &d;
+      } else {
+        found.push_back(describe_damage(seg, d, last ? -1 : segments_[i + 1]->base_offset()));
+      }
+    }
+  }
+  if (!found.empty()) {
+    Corruption c = std::move(found.front());
+    c.other_ranges = found.size() - 1 + (cut != nullptr ? 1 : 0);
+    enter_corrupt(std::move(c), -1, 0);
+    next_offset_ = segments_.back()->next_offset();
+    durable_offset_ = next_offset_;
+    last_flush_ms_ = now;
+    return Status::Ok();
+  }
+
+  for (std::size_t i = 0; i < segments_.size(); ++i) {
+    Segment& seg = *segments_[i];
+    if (cut != nullptr && i + 1 == segments_.size()) {
+      const uint64_t size = seg.size();
+      spdlog::warn("segment {}: {} at position {}; cutting the damaged tail of {} bytes (offsets "
+                  "from {} on; no valid batch follows it), keeping offsets [{}, {})",
+                  Segment::log_path(dir_, seg.base_offset()), cut->reason, cut->position,
+                  size - cut->position, cut->first_offset, seg.base_offset(), cut->first_offset);
+      SPILLWAY_RETURN_IF_ERROR(seg.finish_recovery(cut->position, cut->first_offset));
+    } else {
+      SPILLWAY_RETURN_IF_ERROR(seg.finish_recovery(seg.size(), seg.next_offset()));
+    }
+  }
+  if (damaged_at) {
+    spdlog::warn(
+        "partition log {}: a read found damage at byte {} of segment {} before the last stop, "
+        "but every batch from there checks out now; serving it again",
+        dir_, damaged_at->position, damaged_at->segment);
+    SPILLWAY_RETURN_IF_ERROR(fs_.remove(dir_ + kCorruptMarker));
+    dir_changed = true;
   }
   if (segments_.empty()) {
     Result<std::unique_ptr<Segment>> seg = Segment::create(fs_, dir_, 0, config_, now);
@@ -99,6 +169,13 @@ Status PartitionLog::recover() {
     SPILLWAY_RETURN_IF_ERROR(fs_.remove(marker));
     dir_changed = true;
   }
+  // Everything up to the end has now been checked (or was before).
+  const std::string verified_path = dir_ + kVerifiedMarker;
+  dir_changed = dir_changed || !verified;
+  verified_segment_ = segments_.back()->base_offset();
+  verified_position_ = segments_.back()->size();
+  SPILLWAY_RETURN_IF_ERROR(
+      write_log_position(fs_, verified_path, {verified_segment_, verified_position_}));
   if (dir_changed) SPILLWAY_RETURN_IF_ERROR(fs_.sync_dir(dir_));
   next_offset_ = segments_.back()->next_offset();
   durable_offset_ = next_offset_;

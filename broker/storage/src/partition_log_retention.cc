@@ -7,6 +7,7 @@ namespace spillway::storage {
 
 Result<std::size_t> PartitionLog::enforce_retention() {
   if (closed_) return read_only_error();
+  if (corrupt()) return std::size_t{0};
   const int64_t now = clock_();
   uint64_t total = size_bytes();
   std::size_t deleted = 0;

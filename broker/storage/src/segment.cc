@@ -22,6 +22,22 @@ std::string Segment::log_path(const std::string& dir, int64_t base_offset) {
   return segment_name(dir, base_offset, ".log");
 }
 
+std::string Segment::log_name(int64_t base_offset) {
+  return segment_name("", base_offset, ".log").substr(1);
+}
+
+int64_t Segment::parse_name(const std::string& name, std::string_view ext) {
+  if (name.size() != 20 + ext.size() || name.compare(20, ext.size(), ext) != 0) return -1;
+  int64_t value = 0;
+  for (int i = 0; i < 20; ++i) {
+    const char c = name[i];
+    if (c < '0' || c > '9') return -1;
+    if (value > (INT64_MAX - (c - '0')) / 10) return -1;
+    value = value * 10 + (c - '0');
+  }
+  return value;
+}
+
 std::string Segment::index_path(const std::string& dir, int64_t base_offset) {
   return segment_name(dir, base_offset, ".index");
 }

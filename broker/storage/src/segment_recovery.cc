@@ -1,6 +1,7 @@
-// Opening an existing segment: trust its index and walk the last headers, or
-// verify every batch (CRC, dense offsets), cut the file at the first invalid
-// or torn batch and rebuild the index. See docs/log-storage.md, "Recovery".
+// Opening an existing segment: trust the verified prefix (index plus a walk of
+// the last headers) and check every batch after it (CRC, records, dense
+// offsets), recording damaged ranges and looking past each for the next
+// valid batch. See docs/log-storage.md, "Recovery on open".
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -8,26 +9,24 @@
 #include <vector>
 
 #include "header_window.h"
+#include "spillway/common/crc32c.h"
+#include "spillway/common/endian.h"
 #include "spillway/common/record_batch.h"
 #include "spillway/storage/segment.h"
 
 namespace spillway::storage {
 namespace {
 
-int32_t get_i32(const std::byte* p) {
-  return static_cast<int32_t>((uint32_t(p[0]) << 24) | (uint32_t(p[1]) << 16) |
-                              (uint32_t(p[2]) << 8) | uint32_t(p[3]));
-}
-
 // Sequential reader that keeps at least one whole batch addressable: the
 // buffer holds max(1 MiB, max_batch_bytes) bytes, sized before any batch is
 // believed, and never more than the file.
 class ScanBuffer {
  public:
-  ScanBuffer(File& file, uint64_t file_size, uint32_t max_batch_bytes)
-      : file_(file), file_size_(file_size) {
+  // Reads from `start` on.
+  ScanBuffer(File& file, uint64_t file_size, uint32_t max_batch_bytes, uint64_t start)
+      : file_(file), file_size_(file_size), start_(start) {
     const uint64_t cap = std::max<uint64_t>(1u << 20, max_batch_bytes);
-    buf_.resize(std::min<uint64_t>(cap, file_size));
+    buf_.resize(std::min<uint64_t>(cap, file_size - start));
   }
 
   // Makes up to `n` bytes at the cursor addressable; returns how many are.
@@ -60,16 +59,79 @@ class ScanBuffer {
   File& file_;
   uint64_t file_size_;
   std::vector<std::byte> buf_;
-  uint64_t start_ = 0;  // file position of buf_[0]
+  uint64_t start_;  // file position of buf_[0]
   std::size_t filled_ = 0;
   std::size_t cursor_ = 0;
 };
+
+// How the batch at the scan cursor fared. Reads at most the batch.
+struct Checked {
+  const char* reason = nullptr;  // null: valid
+  uint64_t size = 0;
+  int64_t base_offset = 0;
+  int64_t last_offset = 0;
+};
+
+// Checks the batch at the cursor: whole, within max_batch_bytes, valid
+// (batch::validate: CRC, structure, records) and with a base offset in
+// [min_base, max_base].
+Result<Checked> check_batch(ScanBuffer& scan, uint32_t max_batch_bytes, int64_t min_base,
+                            int64_t max_base) {
+  Checked c;
+  Result<std::size_t> have = scan.ensure(batch::kHeaderSize);
+  if (!have.ok()) return std::move(have).take_status();
+  if (*have < batch::kHeaderSize) {
+    c.reason = "torn batch header";
+    return c;
+  }
+  const std::byte* p = scan.at_cursor(batch::kHeaderSize).data();
+  const int32_t length = load_be<int32_t>(p + batch::kBatchLengthPos);
+  const int64_t total = int64_t{batch::kLengthPrefixSize} + length;
+  if (length < batch::kMinBatchLength || total > max_batch_bytes) {
+    c.reason = "batch length out of range";
+    return c;
+  }
+  if (static_cast<int8_t>(p[batch::kMagicPos]) != batch::kMagic) {
+    c.reason = "bad magic byte";
+    return c;
+  }
+  // Cheap before the CRC: the forward search tries every byte position.
+  const int64_t base = load_be<int64_t>(p + batch::kBaseOffsetPos);
+  const int32_t delta = load_be<int32_t>(p + batch::kLastOffsetDeltaPos);
+  if (base < min_base || base > max_base || delta < 0) {
+    c.reason = "offsets not dense";
+    return c;
+  }
+  have = scan.ensure(static_cast<std::size_t>(total));
+  if (!have.ok()) return std::move(have).take_status();
+  if (*have < static_cast<std::size_t>(total)) {
+    c.reason = "torn batch";
+    return c;
+  }
+  const std::span<const std::byte> bytes = scan.at_cursor(static_cast<std::size_t>(total));
+  // (ensure() may have moved the bytes: read the CRC field from `bytes`.)
+  if (crc32c(bytes.subspan(batch::kAttributesPos)) !=
+      load_be<uint32_t>(bytes.data() + batch::kCrcPos)) {
+    c.reason = "CRC mismatch";
+    return c;
+  }
+  if (!batch::validate(bytes, max_batch_bytes).ok()) {
+    c.reason = "records do not decode";
+    return c;
+  }
+  c.size = static_cast<uint64_t>(total);
+  c.base_offset = base;
+  c.last_offset = base + delta;
+  return c;
+}
 
 }  // namespace
 
 Result<std::unique_ptr<Segment>> Segment::open(FileSystem& fs, const std::string& dir,
                                                int64_t base_offset, const LogConfig& config,
-                                               SegmentCheck check, int64_t now_ms) {
+                                               uint64_t verified_bytes, int64_t now_ms,
+                                               SegmentScan* scan) {
+  *scan = SegmentScan{};
   Result<std::unique_ptr<File>> log = fs.open(log_path(dir, base_offset), false);
   if (!log.ok()) return std::move(log).take_status();
   Result<std::unique_ptr<File>> index = fs.open(index_path(dir, base_offset), true);
@@ -84,31 +146,45 @@ Result<std::unique_ptr<Segment>> Segment::open(FileSystem& fs, const std::string
   // Age-based rolling counts from when this process first saw the segment.
   seg->created_ms_ = now_ms;
 
-  if (check == SegmentCheck::kTrustIndex) {
+  const uint64_t trusted = std::min(verified_bytes, seg->size_);
+  scan->verified_before = trusted;
+  if (trusted > 0) {
     Status loaded = seg->index_.load(*seg->index_file_, seg->size_);
     if (loaded.ok()) {
-      Result<bool> lined_up = seg->walk_tail();
+      Result<bool> lined_up = seg->walk_trusted(trusted);
       if (!lined_up.ok()) return std::move(lined_up).take_status();
-      if (*lined_up) return seg;
-      spdlog::warn("segment {}: batch headers do not match the file size; verifying it",
-                   log_path(dir, base_offset));
+      if (*lined_up) {
+        SPILLWAY_RETURN_IF_ERROR(seg->verify_from(trusted, seg->next_offset_, scan));
+        return seg;
+      }
+      spdlog::warn(
+          "segment {}: batch headers do not line up with the verified size; checking "
+          "every batch",
+          log_path(dir, base_offset));
     } else {
       spdlog::warn("segment {}: index unusable ({}); rebuilding it", log_path(dir, base_offset),
                    loaded.to_string());
     }
   }
-  SPILLWAY_RETURN_IF_ERROR(seg->verify_and_rebuild());
+  seg->index_ = OffsetIndex(base_offset);
+  seg->index_dirty_ = true;
+  seg->bytes_since_index_ = 0;
+  SPILLWAY_RETURN_IF_ERROR(seg->verify_from(0, base_offset, scan));
   return seg;
 }
 
-Result<bool> Segment::walk_tail() {
+Result<bool> Segment::walk_trusted(uint64_t limit) {
+  // Entries at or past `limit` index batches that are about to be checked.
+  const std::size_t loaded = index_.entry_count();
+  index_.truncate_to(limit);
+  if (index_.entry_count() != loaded) index_dirty_ = true;
   const IndexEntry last = index_.lookup(INT64_MAX);
-  HeaderWindow window(*log_, size_);
+  HeaderWindow window(*log_, limit);
   uint64_t position = last.position;
   int64_t expected = last.offset;
   uint64_t since_index = 0;
   const std::size_t entries_before = index_.entry_count();
-  while (position < size_) {
+  while (position < limit) {
     Result<StoredBatch> b = window.at(position, config_.max_batch_bytes);
     if (!b.ok()) {
       if (b.status().code() == ErrorCode::kCorruptMessage) return false;
@@ -130,74 +206,77 @@ Result<bool> Segment::walk_tail() {
   if (index_.entry_count() != entries_before) {
     spdlog::info("segment {}: restored {} index entries", log_path(dir_, base_offset_),
                  index_.entry_count() - entries_before);
-    SPILLWAY_RETURN_IF_ERROR(index_.persist(*index_file_));
-    SPILLWAY_RETURN_IF_ERROR(index_file_->sync_data());
+    index_dirty_ = true;
   }
   return true;
 }
 
-Status Segment::verify_and_rebuild() {
-  index_ = OffsetIndex(base_offset_);
-  bytes_since_index_ = 0;
-  const uint64_t file_size = size_;
-  ScanBuffer scan(*log_, file_size, config_.max_batch_bytes);
-  int64_t expected = base_offset_;
-  uint64_t batches = 0;
-  const char* reason = nullptr;
+Status Segment::verify_from(uint64_t position, int64_t expected, SegmentScan* scan_out) {
+  if (position >= size_) return Status::Ok();
+  ScanBuffer scan(*log_, size_, config_.max_batch_bytes, position);
   for (;;) {
-    const uint64_t position = scan.position();
-    if (position == file_size) break;
-    Result<std::size_t> have = scan.ensure(batch::kHeaderSize);
-    if (!have.ok()) return std::move(have).take_status();
-    if (*have < batch::kHeaderSize) {
-      reason = "torn batch header";
-      break;
+    const uint64_t at = scan.position();
+    if (at == size_) break;
+    Result<Checked> c = check_batch(scan, config_.max_batch_bytes, expected, expected);
+    if (!c.ok()) return std::move(c).take_status();
+    if (c->reason == nullptr) {
+      if (at > 0 && bytes_since_index_ >= config_.index_interval_bytes) {
+        index_.add(c->base_offset, at);
+        bytes_since_index_ = 0;
+        index_dirty_ = true;
+      }
+      bytes_since_index_ += c->size;
+      expected = c->last_offset + 1;
+      scan.advance(static_cast<std::size_t>(c->size));
+      continue;
     }
-    const int32_t length = get_i32(scan.at_cursor(12).data() + batch::kBatchLengthPos);
-    const int64_t total = int64_t{12} + length;
-    if (length < int32_t{batch::kHeaderSize - 12} || total > config_.max_batch_bytes) {
-      reason = "batch length out of range";
-      break;
+    // Damage. Look for the next batch that is valid and whose base offset
+    // could follow: at least `expected`, and not more offsets ahead than
+    // bytes were skipped (every record takes bytes). A batch found this way
+    // is real data that a cut at `at` would throw away.
+    DamagedRange d;
+    d.position = at;
+    d.end = size_;
+    d.first_offset = expected;
+    d.reason = c->reason;
+    for (;;) {
+      scan.advance(1);
+      const uint64_t q = scan.position();
+      if (q + batch::kHeaderSize > size_) break;
+      const int64_t most = expected + static_cast<int64_t>(q - at);
+      Result<Checked> next = check_batch(scan, config_.max_batch_bytes, expected, most);
+      if (!next.ok()) return std::move(next).take_status();
+      if (next->reason == nullptr) {
+        d.end = q;
+        d.end_offset = next->base_offset;
+        break;
+      }
     }
-    have = scan.ensure(static_cast<std::size_t>(total));
-    if (!have.ok()) return std::move(have).take_status();
-    if (*have < static_cast<std::size_t>(total)) {
-      reason = "torn batch";
-      break;
-    }
-    const std::span<const std::byte> bytes = scan.at_cursor(static_cast<std::size_t>(total));
-    Result<batch::BatchHeader> header = batch::parse_header(bytes);
-    if (!header.ok() || !batch::validate(bytes, config_.max_batch_bytes).ok()) {
-      reason = "invalid batch (CRC or structure)";
-      break;
-    }
-    if (header->base_offset != expected || header->last_offset_delta < 0) {
-      reason = "offsets not dense";
-      break;
-    }
-    if (position > 0 && bytes_since_index_ >= config_.index_interval_bytes) {
-      index_.add(expected, position);
-      bytes_since_index_ = 0;
-    }
-    bytes_since_index_ += static_cast<uint64_t>(total);
-    expected = header->base_offset + header->last_offset_delta + 1;
-    ++batches;
-    scan.advance(static_cast<std::size_t>(total));
+    scan_out->damage.push_back(d);
+    if (d.torn_tail()) break;
+    // Index entries must increase; the batch at d.end starts a fresh count.
+    bytes_since_index_ = config_.index_interval_bytes;
+    expected = d.end_offset;
+    // The scan cursor is at d.end; the loop checks that batch again.
   }
-  const uint64_t valid = scan.position();
-  if (valid < file_size) {
-    spdlog::warn(
-        "segment {}: {} at position {}; truncating {} bytes (kept {} batches, offsets "
-        "[{}, {}))",
-        log_path(dir_, base_offset_), reason, valid, file_size - valid, batches, base_offset_,
-        expected);
-    SPILLWAY_RETURN_IF_ERROR(log_->truncate(valid));
-    SPILLWAY_RETURN_IF_ERROR(log_->sync_data());
-  }
-  size_ = valid;
   next_offset_ = expected;
+  return Status::Ok();
+}
+
+Status Segment::finish_recovery(uint64_t cut_at, int64_t next_offset) {
+  if (cut_at < size_) {
+    SPILLWAY_RETURN_IF_ERROR(log_->truncate(cut_at));
+    SPILLWAY_RETURN_IF_ERROR(log_->sync_data());
+    index_.truncate_to(cut_at);
+    size_ = cut_at;
+    next_offset_ = next_offset;
+    index_dirty_ = true;
+  }
+  if (!index_dirty_) return Status::Ok();
   SPILLWAY_RETURN_IF_ERROR(index_.rewrite(*index_file_));
-  return index_file_->sync_data();
+  SPILLWAY_RETURN_IF_ERROR(index_file_->sync_data());
+  index_dirty_ = false;
+  return Status::Ok();
 }
 
 }  // namespace spillway::storage

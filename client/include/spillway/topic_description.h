@@ -6,12 +6,18 @@
 #include <string>
 #include <vector>
 
+#include "spillway/common/status.h"
+
 namespace spillway {
 
 struct PartitionDescription {
   int32_t partition = 0;
   int64_t log_start_offset = 0;  // first offset still stored
   int64_t high_watermark = 0;    // offset the next record will get
+  // kOk, or why the partition serves nothing: kCorruptMessage when its log
+  // is damaged on disk and waits for `spillway-broker repair`.
+  ErrorCode error = ErrorCode::kOk;
+  std::string error_message;  // names the damaged offsets; "" when error is kOk
 };
 
 struct TopicDescription {

@@ -83,7 +83,9 @@ Status decode_response_header(std::span<const std::byte, kResponseHeaderBytes> i
                               uint32_t max_frame_bytes, ResponseHeader* out);
 
 // Writes a complete error response (header and error body) for `code` and
-// `message` (cut to kMaxErrorMessageBytes) into `out`. Returns the frame size.
+// the safe form of `message` (error_text.h: paths shortened, bytes that are
+// not printable UTF-8 escaped, cut to kMaxErrorTextBytes) into `out`.
+// Returns the frame size.
 // Precondition: code != kOk.
 size_t encode_error_response(int32_t correlation_id, ErrorCode code, std::string_view message,
                              std::span<std::byte, kMaxErrorFrameBytes> out) noexcept;

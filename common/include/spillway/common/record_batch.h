@@ -100,6 +100,14 @@ Result<BatchHeader> parse_header(std::span<const std::byte> bytes) noexcept;
 // success (the per-thread zstd context is created once).
 Status validate(std::span<const std::byte> batch, std::size_t max_batch_bytes) noexcept;
 
+// What a broker accepts from a producer: validate(), then the checks Kafka
+// applies only to batches from clients (LogValidator, origin CLIENT): at least
+// one record. An empty batch (record_count 0) is well formed, and may sit in
+// a log written by an older broker, so recovery keeps using validate(); a
+// producer's empty batch is refused with kInvalidArgument, so it never takes
+// an offset (docs/protocol.md, "Produce").
+Status validate_produced(std::span<const std::byte> batch, std::size_t max_batch_bytes) noexcept;
+
 // Overwrite the fields the broker assigns. Neither is covered by the CRC, so
 // a validated batch stays valid. Precondition: batch.size() >= kHeaderSize.
 void set_base_offset(std::span<std::byte> batch, int64_t base_offset) noexcept;

@@ -35,6 +35,10 @@ struct LogConfig {
   int64_t retention_bytes = -1;
   int64_t retention_ms = 7ll * 24 * 3600 * 1000;
 
+  // read() verifies the CRC-32C of every batch it returns before handing
+  // out the slice; a mismatch makes the log corrupt (see PartitionLog).
+  bool verify_reads = false;
+
   // Ok, or kConfig naming the first setting out of range.
   Status validate() const;
 };

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "spillway/common/status.h"
+#include "spillway/storage/batch_check.h"
 #include "spillway/storage/file_system.h"
 #include "spillway/storage/log_config.h"
 #include "spillway/storage/segment.h"
@@ -55,6 +56,19 @@ struct FileSlice {
 // out.size() == slice.length.
 Status read_slice(const FileSlice& slice, std::span<std::byte> out);
 
+// What a corrupt log knows about its damage; see PartitionLog::corrupt().
+struct Corruption {
+  int64_t first_offset = -1;  // first offset of the damaged range, -1 when unknown
+  int64_t end_offset = -1;    // one past its last offset, -1 when unknown
+  std::string segment;        // file name of the segment (no directory)
+  uint64_t position = 0;      // damaged bytes [position, position + length) of it
+  uint64_t length = 0;
+  std::string reason;            // e.g. "CRC mismatch"
+  std::size_t other_ranges = 0;  // further damaged ranges the same check found
+  // One line for clients and logs; names offsets and the file name only.
+  std::string describe() const;
+};
+
 // One fdatasync's worth of group commit; see the file comment.
 struct FlushRequest {
   std::shared_ptr<File> file;  // the active segment's log, null when nothing to do
@@ -70,16 +84,29 @@ struct WritebackRequest {
   bool needed() const { return file != nullptr; }
 };
 
+// Records a new verified point (PartitionLog::finish_sealed_check); the
+// file write and fsync run on any thread.
+struct VerifiedPointWrite {
+  FileSystem* fs = nullptr;  // null when there is nothing to write
+  std::string dir;
+  int64_t segment = 0;
+  uint64_t position = 0;
+  bool needed() const { return fs != nullptr; }
+};
+
 class PartitionLog {
  public:
   // Milliseconds since the Unix epoch; injectable so tests can age segments.
   using Clock = std::function<int64_t()>;
   static int64_t system_clock_ms();
 
-  // Opens (creating if needed) the log in `dir` and recovers it: with a
-  // clean-shutdown marker the segments are trusted, otherwise the last
-  // segment is verified and cut at the first invalid batch. `fs` must
-  // outlive the log.
+  // Opens (creating if needed) the log in `dir` and recovers it: the bytes
+  // up to the verified point (recorded by the previous open) are trusted,
+  // every batch after it is checked. A damaged tail of the last segment
+  // with no valid batch after it (a torn write) is cut; any other damage
+  // leaves the files as they are and opens the log corrupt (corrupt()), so
+  // an operator can repair it (repair.h) without losing the valid batches
+  // after the damage. Errors are I/O errors only. `fs` must outlive the log.
   static Result<std::unique_ptr<PartitionLog>> open(FileSystem& fs, std::string dir,
                                                     LogConfig config,
                                                     Clock clock = &system_clock_ms);
@@ -108,7 +135,12 @@ class PartitionLog {
   // `offset` (the first whole even when larger than max_bytes), adding batches
   // while the total stays <= max_bytes, all below high_watermark() and within
   // one segment; read on from `next_offset`. Empty at the high watermark;
-  // kOffsetOutOfRange outside [log_start_offset(), high_watermark()].
+  // kOffsetOutOfRange outside [log_start_offset(), high_watermark()]. An
+  // offset in a gap that repair left between two segments reads from the
+  // first batch after the gap. With config().verify_reads the CRC of every
+  // returned batch is checked first. kCorruptMessage (naming the offsets)
+  // when the log is corrupt or this read found damage; the log is corrupt
+  // from then on and records where, so the next open checks there.
   Result<FileSlice> read(int64_t offset, uint64_t max_bytes);
 
   // Group commit primitives (see the file comment). begin_flush/finish_flush
@@ -134,12 +166,38 @@ class PartitionLog {
 
   // Deletes whole segments, oldest first and never the active one, while the
   // oldest was last written more than retention_ms ago or the log without it
-  // is still >= retention_bytes. Returns how many were deleted.
+  // is still >= retention_bytes. Returns how many were deleted; none while
+  // the log is corrupt (it is kept as found for the operator).
   Result<std::size_t> enforce_retention();
 
+  // The background check of sealed segments, which keeps the verified point
+  // (and so the work of the next open) close to the active segment: the
+  // oldest sealed segment past the verified point, to read back and check
+  // off the owner core, or null when there is none (or the log is corrupt
+  // or closed). Bytes written since are mostly still in the page cache.
+  std::unique_ptr<SealedSegmentCheck> next_sealed_check() const;
+  // On the owner, once `check` is over: intact moves the verified point
+  // past the segment and returns the write that records it
+  // (run_verified_point_write, any thread); a bad batch makes the log
+  // corrupt (recorded, as a checked read does) and returns nothing to do.
+  // `found_by` names the check in the corruption report.
+  VerifiedPointWrite finish_sealed_check(const SealedSegmentCheck& check,
+                                         const char* found_by = "the check of a sealed segment");
+  // The scrubber's re-check: the first sealed segment whose base offset is
+  // >= `from`, checked whole whatever the verified point says; null when
+  // there is none (or the log is corrupt or closed). Its outcome goes to
+  // finish_sealed_check() too.
+  std::unique_ptr<SealedSegmentCheck> sealed_check_from(int64_t from) const;
+  static Status run_verified_point_write(const VerifiedPointWrite& write);
+
   // Clean shutdown: flushes, writes every index, writes the clean-shutdown
-  // marker. The log accepts nothing afterwards.
+  // marker (a corrupt log only flushes). The log accepts nothing afterwards.
   Status close();
+
+  // True once recovery or a checked read found damage that is not a torn
+  // tail; the log then answers appends and reads with kCorruptMessage.
+  bool corrupt() const { return corruption_ != nullptr; }
+  const Corruption* corruption() const { return corruption_.get(); }
 
   int64_t log_start_offset() const;
   // One past the last appended offset.
@@ -158,6 +216,16 @@ class PartitionLog {
  private:
   PartitionLog(FileSystem& fs, std::string dir, LogConfig config, Clock clock);
   Status recover();
+  // Enters the corrupt state (the first time only): logs `c`, keeps it, and
+  // unless `mark_segment` < 0 records (mark_segment, mark_position) in the
+  // corruption marker so the next open checks from there and cuts nothing.
+  void enter_corrupt(Corruption c, int64_t mark_segment, uint64_t mark_position);
+  Status corrupt_error() const;
+  // verify_reads: checks the CRCs of `range` of `seg`; kCorruptMessage (and
+  // the corrupt state) when one fails.
+  Status verify_range(const Segment& seg, const SegmentRange& range);
+  // Makes the log corrupt for `bad`, found in the segment based at `base`.
+  Status enter_corrupt_at(int64_t base, const BadBatch& bad, const char* found_by);
   Status roll(int64_t now_ms);
   void enter_read_only(const Status& cause);
   Status read_only_error() const;
@@ -174,6 +242,11 @@ class PartitionLog {
   uint64_t writeback_requested_ = 0;
   int64_t last_flush_ms_ = 0;
   Status read_only_reason_;
+  std::unique_ptr<Corruption> corruption_;
+  // The verified point: segments below verified_segment_, and the first
+  // verified_position_ bytes of that one, were read back and checked.
+  int64_t verified_segment_ = -1;
+  uint64_t verified_position_ = 0;
   bool closed_ = false;
 };
 

@@ -12,6 +12,8 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "spillway/common/status.h"
 #include "spillway/storage/file_system.h"
@@ -28,15 +30,25 @@ struct SegmentRange {
   int64_t next_offset = 0;   // one past the last offset of the last batch
 };
 
-// How much of an existing segment to believe on open.
-enum class SegmentCheck : uint8_t {
-  // Trust the index and the batches; only walk the batch headers after the
-  // last index entry to find the end. Falls back to kVerify when the index is
-  // missing or invalid or the headers do not line up with the file size.
-  kTrustIndex,
-  // Read every batch, verify its CRC and offsets, cut the file at the first
-  // invalid or torn batch, rebuild and rewrite the index.
-  kVerify,
+// A stretch of a segment's log file that holds no valid batch: from where a
+// batch should have started to where the next valid one does.
+struct DamagedRange {
+  uint64_t position = 0;     // first damaged byte
+  uint64_t end = 0;          // start of the next valid batch, or the file size
+  int64_t first_offset = 0;  // the offset the first missing batch should have had
+  int64_t end_offset = -1;   // base offset of the batch at `end`; -1 when none follows
+  const char* reason = "";   // why the batch at `position` was rejected
+  bool torn_tail() const { return end_offset < 0; }
+};
+
+// What Segment::open checked and found. Opening never changes the files;
+// the caller decides what to do about damage (finish_recovery, or nothing).
+struct SegmentScan {
+  // The prefix that was verified before (the caller's verified_bytes, at
+  // most the file size). Damage inside it, found when the trusted walk fell
+  // back to checking everything, is decay of checked data, never a torn tail.
+  uint64_t verified_before = 0;
+  std::vector<DamagedRange> damage;  // in file order
 };
 
 class Segment {
@@ -44,6 +56,11 @@ class Segment {
   // "<dir>/<20-digit base>.log" and ".index".
   static std::string log_path(const std::string& dir, int64_t base_offset);
   static std::string index_path(const std::string& dir, int64_t base_offset);
+  // "<20-digit base>.log", the log file's name without a directory.
+  static std::string log_name(int64_t base_offset);
+  // The base offset in a file name "<20 digits><ext>", or -1 when `name` is
+  // not such a name.
+  static int64_t parse_name(const std::string& name, std::string_view ext);
 
   // Creates an empty segment, truncating leftovers with the same name. The
   // caller fsyncs the directory.
@@ -51,11 +68,24 @@ class Segment {
                                                  int64_t base_offset, const LogConfig& config,
                                                  int64_t now_ms);
 
-  // Opens an existing segment, recovering it as `check` says. Recovery that
-  // cuts the file logs what it cut (spdlog::warn).
+  // Opens an existing segment. The first `verified_bytes` of its log were
+  // verified before (UINT64_MAX: all of it) and are trusted: the index is
+  // loaded and only the batch headers after its last entry below that point
+  // are walked. Every batch after it is read and checked (length, CRC and
+  // records via batch::validate, dense offsets); at a batch that fails, the
+  // scan looks forward for the next valid batch with a plausible base
+  // offset, records the damaged range in `scan` and goes on from there. The
+  // whole file is checked instead when the index is missing or invalid or
+  // the trusted headers do not line up. Files are not changed.
   static Result<std::unique_ptr<Segment>> open(FileSystem& fs, const std::string& dir,
                                                int64_t base_offset, const LogConfig& config,
-                                               SegmentCheck check, int64_t now_ms);
+                                               uint64_t verified_bytes, int64_t now_ms,
+                                               SegmentScan* scan);
+
+  // After open: cuts the log at `cut_at` (a damaged tail; `next_offset` is
+  // the offset that starts there) when that is below its size, then writes
+  // the rebuilt index if open changed it. Both are synced.
+  Status finish_recovery(uint64_t cut_at, int64_t next_offset);
 
   // Appends one batch whose stored base offset is `base_offset` and last
   // offset `last_offset`. On error nothing changed logically: the file is cut
@@ -96,8 +126,10 @@ class Segment {
  private:
   Segment(FileSystem& fs, std::string dir, int64_t base_offset, const LogConfig& config,
           std::shared_ptr<File> log, std::unique_ptr<File> index_file);
-  Status verify_and_rebuild();
-  Result<bool> walk_tail();  // false: headers do not line up
+  // Walks batch headers from the last index entry below `limit`; true when
+  // they end exactly at `limit` (and restores missing index entries).
+  Result<bool> walk_trusted(uint64_t limit);
+  Status verify_from(uint64_t position, int64_t expected, SegmentScan* scan);
 
   FileSystem& fs_;
   std::string dir_;
@@ -109,6 +141,7 @@ class Segment {
   int64_t next_offset_;
   uint64_t size_ = 0;
   uint64_t bytes_since_index_ = 0;
+  bool index_dirty_ = false;  // the index file differs from index_ (rewrite on finish)
   int64_t created_ms_ = 0;
   int64_t last_write_ms_ = 0;
 };

@@ -1,5 +1,5 @@
 // Body codec of Metadata (api key 3, version 0): topics with their settings
-// and each partition's log start offset and high watermark. Layout in
+// and each partition's log start offset, high watermark and error. Layout in
 // docs/protocol.md ("Metadata").
 #pragma once
 
@@ -25,8 +25,12 @@ struct MetadataPartition {
   int32_t partition = 0;
   int64_t log_start_offset = 0;
   int64_t high_watermark = 0;
+  // Why the partition cannot serve (corrupt_message: its log is damaged on
+  // disk, see error_message); kOk when it can.
+  ErrorCode error_code = ErrorCode::kOk;
+  std::string_view error_message;
 
-  static constexpr size_t kMinWireBytes = 4 + 8 + 8;
+  static constexpr size_t kMinWireBytes = 4 + 8 + 8 + 2 + kStringHeaderBytes;
   static bool read(WireReader& r, MetadataPartition* out) noexcept;
   static void write(WireWriter& w, const MetadataPartition& v) noexcept;
 };

@@ -1,8 +1,10 @@
-// Building blocks of the native protocol's body codecs (docs/protocol.md,
-// "Conventions"): a bounds-checked reader over a received body, a writer that
-// appends to a pooled WriteBuffer, and WireArray, a lazily iterated
-// `array<T>` that is either a view over validated wire bytes (decoded) or a
-// view over caller-owned elements (to encode). Nothing here allocates.
+// Building blocks of the body codecs of both protocols (docs/protocol.md,
+// "Conventions", and Kafka's protocol guide): a bounds-checked reader over a
+// received body, a writer that appends to a pooled WriteBuffer, and
+// WireArray, a lazily iterated `array<T>` that is either a view over
+// validated wire bytes (decoded) or a view over caller-owned elements (to
+// encode). Messages are described once, field by field, in schema.h, which
+// drives these primitives. Nothing here allocates.
 #pragma once
 
 #include <cstddef>
@@ -39,6 +41,12 @@ class WireReader {
   std::span<const std::byte> bytes() noexcept;
   // The next `n` raw bytes.
   std::span<const std::byte> take(size_t n) noexcept;
+  // Unsigned LEB128 of at most 5 bytes (Kafka's UNSIGNED_VARINT, the
+  // lengths and counts of flexible versions).
+  uint32_t uvarint() noexcept;
+  // Zigzag varint / varlong (Kafka's VARINT, VARLONG).
+  int32_t varint() noexcept;
+  int64_t varlong() noexcept;
 
   bool ok() const noexcept { return ok_; }
   size_t remaining() const noexcept { return rest_.size(); }
@@ -47,9 +55,16 @@ class WireReader {
     ok_ = false;
     rest_ = {};
   }
+  // Names the field whose read failed, for the error message; the first
+  // (innermost) name given is kept.
+  void blame(std::string_view field) noexcept {
+    if (blamed_.empty()) blamed_ = field;
+  }
+  std::string_view blamed() const noexcept { return blamed_; }
 
  private:
   std::span<const std::byte> rest_;
+  std::string_view blamed_;
   bool ok_ = true;
 };
 
@@ -66,12 +81,23 @@ class WireWriter {
   void i32(int32_t v) noexcept { keep(out_.write_be<int32_t>(v)); }
   void i64(int64_t v) noexcept { keep(out_.write_be<int64_t>(v)); }
   void string(std::string_view s) noexcept;
+  // A `string` carrying an error message: written in its safe form
+  // (error_text.h: absolute paths shortened, bytes that are not printable
+  // UTF-8 escaped, at most kMaxErrorTextBytes), so no error a peer reads
+  // holds the server's paths or raw bytes a client sent. Every error_message
+  // field of every response goes through here.
+  void error_message(std::string_view message) noexcept;
   // [i32 length][bytes].
   void bytes(std::span<const std::byte> b) noexcept;
   // Only the [i32 length] of a `bytes` field; the caller then writes exactly
   // `length` bytes with raw() (e.g. a batch held in several pooled segments).
   void bytes_header(int32_t length) noexcept { i32(length); }
   void raw(std::span<const std::byte> b) noexcept { keep(out_.write(b)); }
+  void uvarint(uint32_t v) noexcept { keep(out_.write_uvarint(v)); }
+  void varint(int32_t v) noexcept { keep(out_.write_varint(v)); }
+  void varlong(int64_t v) noexcept { keep(out_.write_varlong(v)); }
+  // Records a failure (e.g. a value the encoding cannot represent).
+  void fail(Status s) noexcept { keep(std::move(s)); }
 
   // Bytes written to the buffer so far (by everyone, not only this writer).
   uint64_t position() const noexcept { return out_.bytes_written(); }
