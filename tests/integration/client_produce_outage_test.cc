@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "broker_process.h"
+#include "broker_wire_client.h"
 #include "spillway/admin.h"
 #include "spillway/consumer.h"
 
@@ -45,15 +46,6 @@ std::string line_text(int i) {
   std::string s = "line-" + std::to_string(i) + "-";
   s.resize(100, 'x');
   return s;
-}
-
-// The broker again, on the port and data directory of `first` (stopped).
-Result<std::unique_ptr<BrokerProcess>> restart(const BrokerProcess& first) {
-  BrokerProcess::Options o;
-  o.default_listen = false;
-  o.default_data_dir = false;
-  o.args = {"--listen", first.address(), "--data-dir", first.data_dir().string()};
-  return BrokerProcess::start(o);
 }
 
 int64_t high_watermark(const std::string& address) {
@@ -126,9 +118,8 @@ class ProduceOutage : public ::testing::Test {
  protected:
   void SetUp() override {
     ::signal(SIGPIPE, SIG_IGN);  // writes to the FIFO after the CLI exited
-    auto broker = BrokerProcess::start();
-    ASSERT_TRUE(broker.ok()) << broker.status().to_string();
-    first_ = std::move(broker).value();
+    first_ = start_broker_on(data_);
+    ASSERT_NE(first_, nullptr);
     address_ = first_->address();
     auto admin = Admin::connect(address_);
     ASSERT_TRUE(admin.ok()) << admin.status().to_string();
@@ -181,7 +172,13 @@ class ProduceOutage : public ::testing::Test {
     return cli_exit_ && cli_exit_->ok() ? **cli_exit_ : ProcessExit{};
   }
 
+  // The broker again, on the port and data directory of the first one.
+  std::unique_ptr<BrokerProcess> restart() {
+    return start_broker_on(data_, {"--listen", address_});
+  }
+
   TempDir dir_;
+  const std::filesystem::path data_ = dir_.path() / "data";
   std::unique_ptr<BrokerProcess> first_;
   std::string address_;
   std::string fifo_;
@@ -213,8 +210,8 @@ TEST_F(ProduceOutage, LongerThanTheTimeoutLeavesAPrefixAndNamesTheLineToResumeFr
     std::this_thread::sleep_for(milliseconds(1));  // pacing, not waiting for an event
   }
   ASSERT_LT(fed, kLines) << "the CLI read every line: no record failed";
-  auto second = restart(*first_);
-  ASSERT_TRUE(second.ok()) << second.status().to_string();
+  const auto second = restart();
+  ASSERT_NE(second, nullptr);
   const ProcessExit produced = finish_cli();
 
   // The log: lines 1..k at offsets 0..k-1, nothing after them.
@@ -256,8 +253,8 @@ TEST_F(ProduceOutage, ShorterThanTheTimeoutLosesNothing) {
   ASSERT_NO_FATAL_FAILURE(wait_for_high_watermark(address_, kBefore));
   ASSERT_TRUE(first_->stop(SIGTERM).ok());
   ASSERT_NO_FATAL_FAILURE(feed_all(kBefore + 1, kBefore + kDuring));
-  auto second = restart(*first_);
-  ASSERT_TRUE(second.ok()) << second.status().to_string();
+  const auto second = restart();
+  ASSERT_NE(second, nullptr);
   ASSERT_NO_FATAL_FAILURE(feed_all(kBefore + kDuring + 1, kLines));
   const ProcessExit produced = finish_cli();
   EXPECT_EQ(produced.exit_code, 0) << produced.output;
