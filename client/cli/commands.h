@@ -1,10 +1,12 @@
 // The `spillway` command-line tool's subcommands. Each add_*_command
 // registers one subcommand on the app; its callback writes the process exit
-// status (0 = success, 1 = the operation failed) to *exit_code.
+// status (0 = success, 1 = the operation failed) to *exit_code. Usage errors
+// (exit 2) are found while parsing, before any callback connects.
 #pragma once
 
 #include <CLI/CLI.hpp>
 #include <chrono>
+#include <string>
 
 #include "spillway/connection.h"
 
@@ -22,6 +24,20 @@ inline ConnectionOptions cli_connection_options(int timeout_ms) {
   options.request_timeout = std::chrono::milliseconds(timeout_ms);
   options.client_id = "spillway-cli " SPILLWAY_VERSION;
   return options;
+}
+
+// Makes every subcommand's --broker (of `app` and its subcommands, however
+// deep) a usage error unless it is HOST:PORT with a valid port. Call after
+// registering the subcommands.
+inline void check_broker_options(CLI::App& app) {
+  const CLI::Validator broker_address(
+      [](std::string& address) -> std::string {
+        const Status st = check_broker_address(address);
+        return st.ok() ? std::string() : std::string(st.message());
+      },
+      "HOST:PORT", "broker address");
+  if (CLI::Option* broker = app.get_option_no_throw("--broker")) broker->check(broker_address);
+  for (CLI::App* sub : app.get_subcommands({})) check_broker_options(*sub);
 }
 
 // `spillway ping`: connects, exchanges ApiVersions, prints the broker's

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -368,10 +369,23 @@ void add_mode(CLI::App& perf, const char* mode, const char* description, int* ex
   const std::string m = mode;
   cmd->add_option("-b,--broker", o->broker, "broker address HOST:PORT")->capture_default_str();
   cmd->add_option("-t,--topic", o->topic, "topic to use")->capture_default_str();
-  cmd->add_option("-s,--size", o->size,
-                  "message size in bytes (>= 8 for e2e: it carries a timestamp)")
-      ->check(CLI::Range(1u, 1u << 20))
-      ->capture_default_str();
+  CLI::Option* size =
+      cmd->add_option("-s,--size", o->size,
+                      m == "consume"
+                          ? "ignored: consume measures the messages it reads"
+                          : "message size in bytes (>= 8 for e2e: it carries a timestamp)")
+          ->check(CLI::Range(1u, 1u << 20))
+          ->capture_default_str();
+  if (m == "e2e") {
+    size->check(CLI::Validator(
+        [](std::string& value) -> std::string {
+          return std::strtoul(value.c_str(), nullptr, 10) < 8
+                     ? "must be at least 8 for e2e: each message carries its "
+                       "8-byte send time"
+                     : "";
+        },
+        ">= 8", "timestamp room"));
+  }
   cmd->add_option("-n,--count", o->count, "messages in total (0 = bounded by --duration)")
       ->check(CLI::Range(uint64_t{0}, uint64_t{1} << 40));
   cmd->add_option("-d,--duration", o->duration_s,
@@ -415,14 +429,7 @@ void add_mode(CLI::App& perf, const char* mode, const char* description, int* ex
       ->capture_default_str();
   cmd->add_flag("--json", o->json, "print the report as one JSON object");
   cmd->add_option("--plot", o->plot, "write a latency-percentile chart (SVG) to this file");
-  cmd->callback([o, exit_code] {
-    if (o->mode == "e2e" && o->size < 8) {
-      std::fprintf(stderr, "spillway perf e2e: --size must be at least 8 (the timestamp)\n");
-      *exit_code = 1;
-      return;
-    }
-    *exit_code = run_perf(*o);
-  });
+  cmd->callback([o, exit_code] { *exit_code = run_perf(*o); });
 }
 
 }  // namespace

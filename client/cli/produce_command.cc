@@ -1,13 +1,24 @@
 // `spillway produce TOPIC`: one message per input line (stdin or --file),
 // optionally "KEY<sep>VALUE", through spillway::Producer. Exit 0 only if
 // every message was acknowledged.
+//
+// It retries through broker outages for as long as --timeout-ms allows. A
+// record that still fails fences its partition (see spillway/producer.h), so
+// no later line of that partition is stored after it; the command stops
+// reading at the first failure and names the first line not acknowledged,
+// from which `tail -n +LINE` resumes in order.
+#include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <climits>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "commands.h"
 #include "spillway/admin.h"
@@ -30,44 +41,110 @@ struct ProduceCommandOptions {
   int timeout_ms = 30'000;
 };
 
-// Outcomes, written by the producer's I/O thread.
-struct Tally {
-  std::atomic<uint64_t> acked{0};
-  std::atomic<uint64_t> failed{0};
-  std::mutex mu;
-  std::string first_error;
+class Tally;
+
+// The input line a record came from: its delivery callback's context.
+struct LineSlot {
+  Tally* tally = nullptr;
+  uint64_t line = 0;
+  LineSlot* next_free = nullptr;
 };
 
-void on_delivery(void* context, const Status& st, const RecordMetadata&) {
-  auto* tally = static_cast<Tally*>(context);
-  if (st.ok()) {
-    tally->acked.fetch_add(1, std::memory_order_relaxed);
-    return;
+// Outcomes per input line. Slots are recycled through a free list, so the
+// pool grows to the most records pending at once, not with the input.
+// Completions run on the producer's I/O thread (or inside send()).
+class Tally {
+ public:
+  // A slot for 1-based input line `line`.
+  LineSlot* take(uint64_t line) {
+    std::lock_guard lk(mu_);
+    LineSlot* slot = free_;
+    if (slot) {
+      free_ = slot->next_free;
+    } else {
+      slot = slots_.emplace_back(std::make_unique<LineSlot>()).get();
+      slot->tally = this;
+    }
+    slot->line = line;
+    return slot;
   }
-  tally->failed.fetch_add(1, std::memory_order_relaxed);
-  std::lock_guard lk(tally->mu);
-  if (tally->first_error.empty()) tally->first_error = std::string(st.message());
-}
+
+  static void on_delivery(void* context, const Status& st, const RecordMetadata&) {
+    auto* slot = static_cast<LineSlot*>(context);
+    Tally& t = *slot->tally;
+    std::lock_guard lk(t.mu_);
+    if (st.ok()) {
+      ++t.acked_;
+    } else {
+      t.any_failed_.store(true, std::memory_order_relaxed);
+      if (slot->line < t.first_failed_line_) {
+        t.first_failed_line_ = slot->line;
+        t.first_failed_error_ = st.to_string();
+      }
+    }
+    slot->next_free = t.free_;
+    t.free_ = slot;
+  }
+
+  bool any_failed() const { return any_failed_.load(std::memory_order_relaxed); }
+  // After the producer closed (every record completed):
+  uint64_t acked() {
+    std::lock_guard lk(mu_);
+    return acked_;
+  }
+  uint64_t first_failed_line() {
+    std::lock_guard lk(mu_);
+    return first_failed_line_;
+  }
+  std::string first_failed_error() {
+    std::lock_guard lk(mu_);
+    return first_failed_error_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<std::unique_ptr<LineSlot>> slots_;
+  LineSlot* free_ = nullptr;
+  uint64_t acked_ = 0;
+  uint64_t first_failed_line_ = UINT64_MAX;
+  std::string first_failed_error_;
+  std::atomic<bool> any_failed_{false};
+};
 
 std::span<const std::byte> bytes_of(std::string_view s) {
   return std::as_bytes(std::span<const char>(s.data(), s.size()));
 }
 
-int run_produce(const ProduceCommandOptions& o) {
-  // Check the broker and the topic first, for a quick and clear error.
-  {
+// Checks the broker and the topic first, for a quick and clear error. A
+// broker that refuses connections (restarting) is asked again until the
+// timeout ends, as the producer would.
+Status check_topic(const ProduceCommandOptions& o) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(o.timeout_ms);
+  for (;;) {
     Result<Admin> admin = Admin::connect(o.broker, cli_connection_options(o.timeout_ms));
     Result<TopicDescription> topic =
         admin.ok() ? admin->describe_topic(o.topic) : Result<TopicDescription>(admin.status());
-    if (!topic.ok()) {
-      std::fprintf(stderr, "spillway produce: %s\n", std::string(topic.status().message()).c_str());
-      return 1;
+    if (topic.ok()) {
+      if (o.partition >= 0 && static_cast<size_t>(o.partition) >= topic->partitions.size()) {
+        return Status(ErrorCode::kUnknownPartition,
+                      "topic '" + o.topic + "' has " + std::to_string(topic->partitions.size()) +
+                          " partitions, no partition " + std::to_string(o.partition));
+      }
+      return Status::Ok();
     }
-    if (o.partition >= 0 && static_cast<size_t>(o.partition) >= topic->partitions.size()) {
-      std::fprintf(stderr, "spillway produce: topic '%s' has %zu partitions, no partition %d\n",
-                   o.topic.c_str(), topic->partitions.size(), o.partition);
-      return 1;
+    const ErrorCode code = topic.status().code();
+    if ((code != ErrorCode::kNotConnected && code != ErrorCode::kShuttingDown) ||
+        std::chrono::steady_clock::now() >= deadline) {
+      return topic.status();
     }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+}
+
+int run_produce(const ProduceCommandOptions& o) {
+  if (Status st = check_topic(o); !st.ok()) {
+    std::fprintf(stderr, "spillway produce: %s\n", std::string(st.message()).c_str());
+    return 1;
   }
   std::ifstream file;
   std::istream* in = &std::cin;
@@ -86,7 +163,12 @@ int run_produce(const ProduceCommandOptions& o) {
       o.compression == "zstd" ? ProducerCompression::kZstd : ProducerCompression::kNone;
   po.linger = std::chrono::milliseconds(o.linger_ms);
   po.batch_bytes = static_cast<size_t>(o.batch_bytes);
+  // Retry for as long as the timeout allows: an outage shorter than it
+  // loses nothing. Requests and connects give up no later than it.
   po.delivery_timeout = std::chrono::milliseconds(o.timeout_ms);
+  po.retries = INT_MAX;
+  po.request_timeout = std::min(po.request_timeout, po.delivery_timeout);
+  po.connect_timeout = std::min(po.connect_timeout, po.delivery_timeout);
   Result<std::unique_ptr<Producer>> producer = Producer::create(po);
   if (!producer.ok()) {
     std::fprintf(stderr, "spillway produce: %s\n",
@@ -94,9 +176,10 @@ int run_produce(const ProduceCommandOptions& o) {
     return 1;
   }
   Tally tally;
-  uint64_t sent = 0;
+  uint64_t line_number = 0;
   std::string line;
-  while (std::getline(*in, line)) {
+  while (!tally.any_failed() && std::getline(*in, line)) {
+    ++line_number;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     std::string_view key, value = line;
     if (!o.key_separator.empty()) {
@@ -106,23 +189,38 @@ int run_produce(const ProduceCommandOptions& o) {
         value = std::string_view(line).substr(at + o.key_separator.size());
       }
     }
-    (*producer)->send(o.topic, bytes_of(key), bytes_of(value), {}, {&on_delivery, &tally},
-                      o.partition);
-    ++sent;
-    if (tally.failed.load(std::memory_order_relaxed) > 0) break;  // stop at the first failure
+    (*producer)->send(o.topic, bytes_of(key), bytes_of(value), {},
+                      {&Tally::on_delivery, tally.take(line_number)}, o.partition);
   }
-  (void)(*producer)->close();
-  const uint64_t failed = tally.failed.load();
-  const uint64_t acked = tally.acked.load();
-  if (failed > 0 || acked != sent) {
-    std::fprintf(stderr, "spillway produce: %llu of %llu messages failed: %s\n",
-                 static_cast<unsigned long long>(sent - acked),
-                 static_cast<unsigned long long>(sent), tally.first_error.c_str());
-    return 1;
+  (void)(*producer)->close();  // every record has completed when it returns
+  const uint64_t acked = tally.acked();
+  if (!tally.any_failed()) {
+    std::fprintf(stderr, "produced %llu messages to %s\n", static_cast<unsigned long long>(acked),
+                 o.topic.c_str());
+    return 0;
   }
-  std::fprintf(stderr, "produced %llu messages to %s\n", static_cast<unsigned long long>(acked),
-               o.topic.c_str());
-  return 0;
+  // Every line before the first failed one was acknowledged; lines after it
+  // may have been too, in other partitions.
+  const uint64_t first = tally.first_failed_line();
+  const uint64_t stored_after = acked - (first - 1);
+  std::fprintf(stderr, "spillway produce: stopped at line %llu, the first not acknowledged: %s\n",
+               static_cast<unsigned long long>(first), tally.first_failed_error().c_str());
+  const std::string stored = first == 1 ? "no line before it is stored"
+                             : first == 2
+                                 ? "line 1 is stored"
+                                 : "lines 1 to " + std::to_string(first - 1) + " are stored";
+  std::fprintf(stderr,
+               "spillway produce: %s; resume in order with `tail -n +%llu %s | spillway produce "
+               "%s ...`\n",
+               stored.c_str(), static_cast<unsigned long long>(first),
+               o.file.empty() ? "INPUT" : o.file.c_str(), o.topic.c_str());
+  if (stored_after > 0) {
+    std::fprintf(stderr,
+                 "spillway produce: %llu later lines (other partitions) were stored too; "
+                 "resuming sends them again\n",
+                 static_cast<unsigned long long>(stored_after));
+  }
+  return 1;
 }
 
 }  // namespace
@@ -152,7 +250,8 @@ void add_produce_command(CLI::App& app, int* exit_code) {
       ->check(CLI::Range(1, 16 << 20))
       ->capture_default_str();
   cmd->add_option("--timeout-ms", o->timeout_ms,
-                  "connect timeout, and how long a message may wait for its acknowledgement")
+                  "how long a message may wait for its acknowledgement, retrying through "
+                  "broker outages; also bounds the connect")
       ->check(CLI::Range(1, 3'600'000))
       ->capture_default_str();
   cmd->callback([o, exit_code] { *exit_code = run_produce(*o); });

@@ -40,6 +40,17 @@ Status split_address(std::string_view address, std::string* host, std::string* p
     return Status(ErrorCode::kInvalidArgument,
                   "broker address '" + std::string(address) + "' is not HOST:PORT");
   }
+  const std::string_view digits = address.substr(colon + 1);
+  uint32_t number = 0;
+  for (char c : digits) {
+    number = c >= '0' && c <= '9' && number <= 65535 ? number * 10 + static_cast<uint32_t>(c - '0')
+                                                     : UINT32_MAX;
+  }
+  if (number == 0 || number > 65535) {
+    return Status(ErrorCode::kInvalidArgument,
+                  "broker address '" + std::string(address) +
+                      "' is not HOST:PORT with a PORT from 1 to 65535");
+  }
   std::string_view h = address.substr(0, colon);
   if (h.size() >= 2 && h.front() == '[' && h.back() == ']') h = h.substr(1, h.size() - 2);
   *host = std::string(h);

@@ -93,6 +93,11 @@ Result<Connection> Connection::connect(std::string_view address, ConnectionOptio
   return Connection(std::move(impl));
 }
 
+Status check_broker_address(std::string_view address) {
+  std::string host, port;
+  return wire::split_address(address, &host, &port);
+}
+
 Connection::Connection(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Connection::Connection(Connection&&) noexcept = default;
 Connection& Connection::operator=(Connection&&) noexcept = default;

@@ -4,10 +4,12 @@
 #include "spillway/consumer.h"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "channel.h"
 #include "metadata.h"
 #include "request_body.h"
+#include "spillway/common/crc32c.h"
 #include "spillway/common/messages/fetch.h"
 #include "spillway/common/messages/offsets.h"
 #include "spillway/connection.h"
@@ -115,7 +117,12 @@ struct Consumer::Impl {
   Status send_fetch(std::chrono::milliseconds wait);
   Status take_response_into_pending(const wire::Response& response);
   Status drain_pending();
+  // Checks one complete batch of `a` (its CRC first) and appends its records
+  // at or after the position to `records`, advancing the position past it.
+  // On error nothing of it is appended and the position stays.
+  Status take_batch(Assigned& a, const batch::BatchHeader& h, std::span<const std::byte> bytes);
   Result<std::span<const std::byte>> decompress(std::span<const std::byte> batch);
+  static std::string where(const Assigned& a, int64_t offset);
 };
 
 Result<std::unique_ptr<Consumer>> Consumer::create(ConsumerOptions options) {
@@ -357,57 +364,94 @@ Result<std::span<const std::byte>> Consumer::Impl::decompress(std::span<const st
   }
 }
 
+// "topic/partition offset N: " for errors about a batch.
+std::string Consumer::Impl::where(const Assigned& a, int64_t offset) {
+  return a.topic + "/" + std::to_string(a.partition) + " offset " + std::to_string(offset) + ": ";
+}
+
+// The CRC-32C covers everything from the attributes on (records included),
+// so it is checked before any of those fields is believed: a flipped bit in
+// last_offset_delta could otherwise make a batch look already consumed.
+Status Consumer::Impl::take_batch(Assigned& a, const batch::BatchHeader& h,
+                                  std::span<const std::byte> bytes) {
+  const uint32_t crc = crc32c(bytes.subspan(batch::kAttributesPos));
+  if (crc != h.crc) {
+    char detail[128];
+    std::snprintf(detail, sizeof(detail),
+                  "corrupt batch, CRC-32C %08x but the batch says %08x; none of its records "
+                  "is returned",
+                  static_cast<unsigned>(crc), static_cast<unsigned>(h.crc));
+    return Status(ErrorCode::kCorruptMessage, where(a, h.base_offset) + detail);
+  }
+  if (h.last_offset() < a.position) return Status::Ok();  // entirely before the position
+  std::span<const std::byte> block = batch::records_block(bytes);
+  if (h.compression() == batch::Compression::kZstd) {
+    Result<std::span<const std::byte>> d = decompress(bytes);
+    if (!d.ok()) {
+      return Status(d.status().code(), where(a, h.base_offset) + std::string(d.status().message()));
+    }
+    block = *d;
+  } else if (h.compression() != batch::Compression::kNone) {
+    return Status(ErrorCode::kCorruptMessage,
+                  where(a, h.base_offset) + "batch with an unsupported codec");
+  }
+  const std::size_t mark = records.size();
+  const bool log_append_time = (h.attributes & batch::kTimestampTypeLogAppend) != 0;
+  batch::RecordReader reader(block, h.record_count);
+  batch::RecordView v;
+  while (reader.next(&v)) {
+    const int64_t offset = h.base_offset + v.offset_delta;
+    if (offset < a.position) continue;
+    ConsumerRecord& r = records.emplace_back();
+    r.topic = a.topic;
+    r.partition = a.partition;
+    r.offset = offset;
+    r.timestamp = log_append_time ? h.max_timestamp : h.base_timestamp + v.timestamp_delta;
+    r.key = v.key;
+    r.has_key = !v.key_is_null;
+    r.value = v.value;
+    r.header_count = v.header_count;
+    r.encoded_headers = v.headers;
+  }
+  if (!reader.status().ok()) {
+    records.resize(mark);  // all of a batch or nothing
+    return Status(reader.status().code(),
+                  where(a, h.base_offset) + std::string(reader.status().message()));
+  }
+  a.position = h.last_offset() + 1;
+  return Status::Ok();
+}
+
 // Hands out whole batches from `pending` into `records` until about
-// max_poll_records are there, advancing positions.
+// max_poll_records are there, advancing positions. A batch that cannot be
+// read (corrupt, undecodable) stays at the head of `pending`: the records
+// before it are handed out by this poll, its error is returned by the next
+// one, and so on until a seek, so nothing after it is ever handed out
+// either.
 Status Consumer::Impl::drain_pending() {
   std::size_t p = 0;
+  Status error;
   for (; p < pending.size() && records.size() < options.max_poll_records; ++p) {
     Pending& pend = pending[p];
     Assigned& a = assigned[pend.index];
     while (!pend.records.empty() && records.size() < options.max_poll_records) {
       Result<batch::BatchHeader> h = batch::parse_header(pend.records);
-      if (!h.ok())
-        return Status(h.status().code(), a.topic + "/" + std::to_string(a.partition) + ": " +
-                                             std::string(h.status().message()));
+      if (!h.ok()) {
+        error = Status(h.status().code(), where(a, a.position) + std::string(h.status().message()));
+        break;
+      }
       if (h->total_size() > pend.records.size()) {  // a cut-off batch: fetch it again
         pend.records = {};
         break;
       }
-      const std::span<const std::byte> bytes = pend.records.first(h->total_size());
+      error = take_batch(a, *h, pend.records.first(h->total_size()));
+      if (!error.ok()) break;
       pend.records = pend.records.subspan(h->total_size());
-      if (h->last_offset() < a.position) continue;  // entirely before the position
-      std::span<const std::byte> block = batch::records_block(bytes);
-      if (h->compression() == batch::Compression::kZstd) {
-        Result<std::span<const std::byte>> d = decompress(bytes);
-        if (!d.ok()) return d.status();
-        block = *d;
-      } else if (h->compression() != batch::Compression::kNone) {
-        return Status(ErrorCode::kCorruptMessage, "batch with an unsupported codec");
-      }
-      const bool log_append_time = (h->attributes & batch::kTimestampTypeLogAppend) != 0;
-      batch::RecordReader reader(block, h->record_count);
-      batch::RecordView v;
-      while (reader.next(&v)) {
-        const int64_t offset = h->base_offset + v.offset_delta;
-        if (offset < a.position) continue;
-        ConsumerRecord& r = records.emplace_back();
-        r.topic = a.topic;
-        r.partition = a.partition;
-        r.offset = offset;
-        r.timestamp = log_append_time ? h->max_timestamp : h->base_timestamp + v.timestamp_delta;
-        r.key = v.key;
-        r.has_key = !v.key_is_null;
-        r.value = v.value;
-        r.header_count = v.header_count;
-        r.encoded_headers = v.headers;
-      }
-      if (!reader.status().ok()) return reader.status();
-      a.position = h->last_offset() + 1;
     }
-    if (!pend.records.empty()) break;
+    if (!error.ok() || !pend.records.empty()) break;
   }
   pending.erase(pending.begin(), pending.begin() + static_cast<std::ptrdiff_t>(p));
-  return Status::Ok();
+  return records.empty() ? error : Status::Ok();
 }
 
 Result<ConsumerRecords> Consumer::poll(std::chrono::milliseconds timeout) {

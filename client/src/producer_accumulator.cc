@@ -120,8 +120,15 @@ void Producer::Impl::send(std::string_view topic, std::span<const std::byte> key
              t->name, partition, cb);
     return;
   }
+  const bool sticky = partition < 0 && key.empty();  // placed by the sticky partitioner
   if (partition < 0) {
     partition = key.empty() ? t->sticky : KeyPartitioner::partition(key, t->partitions);
+  }
+  // A fenced partition fails the record at once (not after waiting for
+  // buffer space, below).
+  if (const Status& fenced = t->parts[static_cast<std::size_t>(partition)].fenced; !fenced.ok()) {
+    fail_now(lk, fenced_error(*t, partition, fenced), t->name, partition, cb);
+    return;
   }
   if (buffered > 0 && buffered + size > options.buffer_bytes &&
       std::this_thread::get_id() != io.get_id()) {
@@ -129,12 +136,15 @@ void Producer::Impl::send(std::string_view topic, std::span<const std::byte> key
     cv.wait_until(lk, Clock::now() + options.delivery_timeout,
                   [&] { return buffered == 0 || buffered + size <= options.buffer_bytes || stop; });
     if (stop || (buffered > 0 && buffered + size > options.buffer_bytes)) {
-      fail_now(lk,
-               Status(stop ? ErrorCode::kShuttingDown : ErrorCode::kResourceExhausted,
+      const Status st(stop ? ErrorCode::kShuttingDown : ErrorCode::kResourceExhausted,
                       stop ? std::string("the producer is closed")
                            : "producer buffer (" + std::to_string(options.buffer_bytes) +
-                                 " bytes) still full after the delivery timeout"),
-               t->name, partition, cb);
+                                 " bytes) still full after the delivery timeout");
+      // The records queued before this one may still be delivered; those
+      // sent after it must not be (no hole), so only the fence is set.
+      Status& fenced = t->parts[static_cast<std::size_t>(partition)].fenced;
+      if (!stop && fenced.ok()) fenced = st;
+      fail_now(lk, st, t->name, partition, cb);
       return;
     }
   }
@@ -149,10 +159,15 @@ void Producer::Impl::send(std::string_view topic, std::span<const std::byte> key
   if (b && !b->sealed && b->count > 0 && b->bytes + size > options.batch_bytes) {
     b->sealed = true;
     on_batch_closed(t, partition);
-    if (key.empty()) partition = t->sticky;  // the keyless record follows the sticky move
+    if (sticky) partition = t->sticky;  // the record follows the sticky move
     wake_io = true;
   }
   PartitionState& q = t->parts[static_cast<std::size_t>(partition)];
+  if (!q.fenced.ok()) {  // fenced while this send waited, or the sticky move landed on one
+    if (wake_io) wake();
+    fail_now(lk, fenced_error(*t, partition, q.fenced), t->name, partition, cb);
+    return;
+  }
   b = q.tail;
   if (!b || b->sealed) {
     // The steady clock is read only here, once per batch (its linger and
@@ -169,8 +184,9 @@ void Producer::Impl::send(std::string_view topic, std::span<const std::byte> key
   std::span<std::byte> out = b->staging.reserve(size);
   if (out.size() < size) {
     if (wake_io) wake();
-    fail_now(lk, Status(ErrorCode::kResourceExhausted, "no pooled buffer to stage a record"),
-             t->name, partition, cb);
+    const Status st(ErrorCode::kResourceExhausted, "no pooled buffer to stage a record");
+    q.fenced = st;  // as above: the records before it may still go, none after it
+    fail_now(lk, st, t->name, partition, cb);
     return;
   }
   producer_internal::write_entry(out.data(), size, now_ms(), cb, key, value, headers);

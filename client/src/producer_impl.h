@@ -5,6 +5,7 @@
 //   producer_metadata.cc     partition counts: asking for them, applying them
 //   producer_request.cc      picking ready batches, framing Produce requests
 //   producer_in_flight.cc    responses, ordered retries, completion callbacks
+//   producer_fence.cc        no holes: a failed record fences its partition
 //   producer_io_loop.cc      the I/O thread: connect, send, wait, read
 //
 // One mutex, `mu`, guards the shared state; members under "Owned by the I/O
@@ -123,6 +124,16 @@ struct Producer::Impl {
   void handle_response(const wire::Response& response, Batch** done);
   void complete(Batch* b, const Status& st, int64_t base_offset, Batch** done);
   void run_callbacks(Batch* done);
+
+  // --- producer_fence.cc (under mu) ---
+  // Fences `partition` of `t` after one of its records failed with `cause`
+  // (the first cause is kept): every batch still queued for it fails too,
+  // unsent, into `done` (all of them were sent after the failed record, the
+  // callers ensure), and send() fails later records of it until
+  // Producer::reset_partition().
+  void fence(TopicState* t, int32_t partition, const Status& cause, Batch** done);
+  // The error of a record not sent because its partition is fenced.
+  static Status fenced_error(const TopicState& t, int32_t partition, const Status& cause);
 
   // --- producer_io_loop.cc (I/O thread) ---
   void run();

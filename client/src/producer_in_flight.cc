@@ -110,7 +110,8 @@ void Producer::Impl::handle_response(const wire::Response& response, Batch** don
 
 // Completes batch `b` (not queued, not in flight): a retriable failure with
 // attempts and time left puts it back at the front of its partition;
-// otherwise it joins `done` for its callbacks.
+// otherwise it joins `done` for its callbacks, and a failure fences its
+// partition (everything queued there was sent after `b`).
 void Producer::Impl::complete(Batch* b, const Status& st, int64_t base_offset, Batch** done) {
   const Clock::time_point now = Clock::now();
   if (!st.ok() && retriable(st.code()) && b->attempts < options.retries && now < b->deadline &&
@@ -128,6 +129,7 @@ void Producer::Impl::complete(Batch* b, const Status& st, int64_t base_offset, B
   b->base_offset = base_offset;
   b->next = *done;
   *done = b;
+  if (!st.ok()) fence(b->topic, b->partition, st, done);
 }
 
 // Runs the callbacks of the completed batches (oldest first) without the

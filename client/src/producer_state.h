@@ -43,6 +43,9 @@ struct PartitionState {
   Batch* head = nullptr;  // oldest queued batch; the tail may still be open
   Batch* tail = nullptr;
   bool in_flight = false;  // at most one batch per partition on the wire
+  // Ok, or the failure that fenced the partition: a record of it failed, so
+  // no later record may be appended (producer_fence.cc).
+  Status fenced;
 };
 
 struct TopicState {

@@ -1,6 +1,7 @@
 // spillway::Consumer against the in-memory FakeBroker: records with keys,
 // headers and timestamps, zstd batches, positions inside a batch, commits
-// and resuming from them, and no allocation when polling fetched data.
+// and resuming from them, corrupt batches (also through `spillway consume`),
+// and no allocation when polling fetched data.
 #include "spillway/consumer.h"
 
 #include <gtest/gtest.h>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "alloc_counter.h"
+#include "broker_process.h"
 #include "fake_broker.h"
 #include "spillway/producer.h"
 
@@ -168,6 +170,65 @@ TEST(Consumer, ReportsUnknownTopicsAndPartitions) {
   EXPECT_EQ(c->assign("t", p).code(), ErrorCode::kUnknownPartition);
   EXPECT_EQ(c->poll(std::chrono::milliseconds(1)).status().code(), ErrorCode::kInvalidArgument);
   EXPECT_EQ(c->commit().code(), ErrorCode::kInvalidArgument);  // no group
+}
+
+// Issue 11, integrity: a batch whose CRC-32C does not match (one byte of a
+// value flipped on the broker's disk) is never handed out. The records
+// before it are; then poll fails with kCorruptMessage naming the topic,
+// partition and offset, and keeps failing until the application seeks past.
+TEST(Consumer, ACorruptBatchFailsThePollAndNoneOfItsRecordsIsReturned) {
+  FakeBroker broker;
+  broker.create_topic("t", 1);
+  produce(broker, "t", 0, 3);  // one batch per call: offsets 0-2, 3-5, 6-8
+  produce(broker, "t", 3, 6);
+  produce(broker, "t", 6, 9);
+  // Byte 70 of the middle batch: inside its first record (the 61-byte
+  // header comes first).
+  broker.flip_stored_byte("t", 0, 1, 70);
+  auto c = consumer_for(broker);
+  ASSERT_TRUE(c->assign("t").ok());
+  std::vector<int64_t> offsets;
+  Status error;
+  for (int polls = 0; polls < 20 && error.ok(); ++polls) {
+    Result<ConsumerRecords> records = c->poll(std::chrono::milliseconds(200));
+    if (!records.ok()) {
+      error = records.status();
+      break;
+    }
+    for (const ConsumerRecord& r : *records) offsets.push_back(r.offset);
+  }
+  EXPECT_EQ(offsets, (std::vector<int64_t>{0, 1, 2})) << "records of the corrupt batch returned";
+  EXPECT_EQ(error.code(), ErrorCode::kCorruptMessage) << error.to_string();
+  for (const char* part : {"t/0", "offset 3", "CRC"}) {
+    EXPECT_NE(error.message().find(part), std::string_view::npos)
+        << part << " in " << error.to_string();
+  }
+  // It stays in the way: the next poll fails the same way.
+  Result<ConsumerRecords> again = c->poll(std::chrono::milliseconds(200));
+  EXPECT_EQ(again.status().code(), ErrorCode::kCorruptMessage);
+  EXPECT_EQ(*c->position("t", 0), 3);
+  // Seeking past it reads on.
+  ASSERT_TRUE(c->seek("t", 0, 6).ok());
+  EXPECT_EQ(read_values(*c, 3), (std::vector<std::string>{"value-6", "value-7", "value-8"}));
+}
+
+// `spillway consume` reports the same error and exits 1 after printing the
+// records before the corrupt batch.
+TEST(Consumer, CliConsumeReportsACorruptBatchAndExitsOne) {
+  FakeBroker broker;
+  broker.create_topic("t", 1);
+  produce(broker, "t", 0, 3);
+  produce(broker, "t", 3, 6);
+  broker.flip_stored_byte("t", 0, 1, 70);
+  Result<testing::ProcessExit> r = testing::run_process(
+      testing::cli_binary(),
+      {"consume", "t", "--broker", broker.address(), "--from-beginning", "--exit-at-end"});
+  ASSERT_TRUE(r.ok()) << r.status().to_string();
+  EXPECT_EQ(r->exit_code, 1) << r->output;
+  EXPECT_NE(r->output.find("value-0\nvalue-1\nvalue-2\n"), std::string::npos) << r->output;
+  EXPECT_EQ(r->output.find("value-3"), std::string::npos) << r->output;
+  EXPECT_NE(r->output.find("spillway consume: t/0 offset 3: corrupt batch"), std::string::npos)
+      << r->output;
 }
 
 TEST(ConsumerAlloc, PollingFetchedRecordsAllocatesNothing) {

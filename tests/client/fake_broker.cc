@@ -107,15 +107,24 @@ void FakeBroker::create_topic(const std::string& name, int partitions) {
   topics_[name].resize(static_cast<size_t>(partitions));
 }
 
-void FakeBroker::fail_next_produce_entries(int n, ErrorCode code) {
+void FakeBroker::fail_next_produce_entries(int n, ErrorCode code, int partition) {
   std::lock_guard lk(mu_);
   fail_entries_ = n;
   fail_code_ = code;
+  fail_partition_ = partition;
 }
 
 void FakeBroker::drop_next_produce_requests(int n) {
   std::lock_guard lk(mu_);
   drop_requests_ = n;
+}
+
+void FakeBroker::flip_stored_byte(const std::string& topic, int partition, size_t index,
+                                  size_t at) {
+  std::lock_guard lk(mu_);
+  std::vector<std::byte>& b =
+      topics_.at(topic).at(static_cast<size_t>(partition)).batches.at(index);
+  b.at(at) = ~b.at(at);
 }
 
 std::vector<std::pair<std::string, std::string>> FakeBroker::records(const std::string& topic,
@@ -200,7 +209,7 @@ bool FakeBroker::handle(int16_t api_key, int32_t, std::span<const std::byte> bod
           r.partition = p.partition;
           auto it = topics_.find(std::string(t.name));
           Status valid = batch::validate(p.record_batch, 64 << 20);
-          if (fail_entries_ > 0) {
+          if (fail_entries_ > 0 && (fail_partition_ < 0 || fail_partition_ == p.partition)) {
             --fail_entries_;
             r.error_code = fail_code_;
             r.error_message = "injected failure";

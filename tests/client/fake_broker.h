@@ -31,13 +31,18 @@ class FakeBroker {
   std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
 
   void create_topic(const std::string& name, int partitions);
-  // The next `n` produce entries (partition batches) fail with `code`.
-  void fail_next_produce_entries(int n, ErrorCode code);
+  // The next `n` produce entries (partition batches) fail with `code`;
+  // with `partition` >= 0, only entries for that partition count.
+  void fail_next_produce_entries(int n, ErrorCode code, int partition = -1);
   // The next `n` produce requests are read and then the connection is
   // closed without an answer (as a broker restart does).
   void drop_next_produce_requests(int n);
   // Closes every open connection now.
   void drop_connections();
+  // Flips every bit of byte `at` of stored batch `index` (0 = oldest) of a
+  // partition, as a bad disk would: fetches serve it with a CRC that no
+  // longer matches.
+  void flip_stored_byte(const std::string& topic, int partition, size_t index, size_t at);
 
   // Records stored in a partition, in offset order: (key, value) pairs.
   std::vector<std::pair<std::string, std::string>> records(const std::string& topic, int partition);
@@ -66,6 +71,7 @@ class FakeBroker {
   std::map<std::string, int64_t> committed_;  // "group/topic/partition"
   int fail_entries_ = 0;
   ErrorCode fail_code_ = ErrorCode::kOk;
+  int fail_partition_ = -1;
   int drop_requests_ = 0;
   std::vector<int> open_fds_;
   std::vector<std::thread> sessions_;

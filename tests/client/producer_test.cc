@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <fstream>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <set>
@@ -14,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "broker_process.h"
 #include "fake_broker.h"
 #include "spillway/common/key_partitioner.h"
 
@@ -138,6 +141,23 @@ TEST(Producer, KeylessRecordsStickToOnePartitionPerBatch) {
   EXPECT_LT(switches, 100);  // not round-robin per record
 }
 
+TEST(Producer, KeylessRecordsSentToAPartitionStayInIt) {
+  FakeBroker broker;
+  broker.create_topic("t", 3);
+  ProducerOptions o = options_for(broker);
+  o.batch_bytes = 300;  // batches close by size while the records are sent
+  auto producer = Producer::create(o);
+  ASSERT_TRUE(producer.ok());
+  Deliveries d;
+  for (int i = 0; i < 100; ++i) {
+    (*producer)->send("t", {}, bytes(std::to_string(i)), {}, d.cb(), 2);
+  }
+  ASSERT_TRUE((*producer)->flush().ok());
+  ASSERT_EQ(d.all.size(), 100u);
+  for (const auto& one : d.all) EXPECT_EQ(one.metadata.partition, 2);
+  EXPECT_EQ(broker.records("t", 2).size(), 100u);
+}
+
 TEST(Producer, RetriedBatchesAreNotOvertaken) {
   FakeBroker broker;
   broker.create_topic("t", 2);
@@ -196,6 +216,124 @@ TEST(Producer, NonRetriableErrorsReachEveryCallbackOfTheBatch) {
   ASSERT_EQ(d.all.size(), 10u);
   for (const auto& one : d.all) EXPECT_EQ(one.status.code(), ErrorCode::kCorruptMessage);
   EXPECT_EQ((*producer)->close().code(), ErrorCode::kCorruptMessage);
+}
+
+// Issue 11, defect 4: once a batch of a partition has failed, nothing of
+// that partition may be stored after it (a hole in the acknowledged
+// sequence). `arm` makes the broker fail the next batch; 100 records are
+// then sent to partition 0 in small batches (one in flight, a dozen queued
+// behind it). Every one of them must fail, and so must a later send to the
+// partition, while partition 1 carries on.
+void expect_no_record_stored_after_a_failure(const std::function<void(FakeBroker&)>& arm,
+                                             ErrorCode expected, int retries) {
+  FakeBroker broker;
+  broker.create_topic("t", 2);
+  ProducerOptions o = options_for(broker);
+  o.batch_bytes = 300;
+  o.retries = retries;
+  auto producer = Producer::create(o);
+  ASSERT_TRUE(producer.ok());
+  ASSERT_TRUE((*producer)->send("t", "k", "before", 0).get().ok());
+  arm(broker);
+  Deliveries d;
+  for (int i = 0; i < 100; ++i) {
+    (*producer)->send("t", {}, bytes("record-" + std::to_string(i)), {}, d.cb(), 0);
+  }
+  EXPECT_EQ((*producer)->flush().code(), expected);
+  ASSERT_EQ(d.all.size(), 100u);
+  EXPECT_EQ(d.failures(), 100u) << "records acknowledged after a failed one of their partition";
+  for (const auto& one : d.all) {
+    if (!one.status.ok()) {
+      EXPECT_EQ(one.status.code(), expected) << one.status.to_string();
+    }
+  }
+  Result<RecordMetadata> later = (*producer)->send("t", "k", "later", 0).get();
+  EXPECT_FALSE(later.ok()) << "partition 0 took a record after a failed one";
+  const auto stored = broker.records("t", 0);
+  ASSERT_EQ(stored.size(), 1u) << "records stored after the failed batch: a hole";
+  EXPECT_EQ(stored[0].second, "before");
+  Result<RecordMetadata> other = (*producer)->send("t", "k", "other", 1).get();
+  EXPECT_TRUE(other.ok()) << other.status().to_string();
+}
+
+TEST(Producer, ABatchTheBrokerRejectedFailsEveryLaterRecordOfItsPartition) {
+  expect_no_record_stored_after_a_failure(
+      [](FakeBroker& b) { b.fail_next_produce_entries(1, ErrorCode::kCorruptMessage); },
+      ErrorCode::kCorruptMessage, 10);
+}
+
+TEST(Producer, ABatchOutOfRetriesFailsEveryLaterRecordOfItsPartition) {
+  // No retries: the connection lost under the first batch fails it.
+  expect_no_record_stored_after_a_failure([](FakeBroker& b) { b.drop_next_produce_requests(1); },
+                                          ErrorCode::kNotConnected, 0);
+}
+
+TEST(Producer, AFencedPartitionIsReportedUntilTheApplicationResetsIt) {
+  FakeBroker broker;
+  broker.create_topic("t", 2);
+  auto producer = Producer::create(options_for(broker));
+  ASSERT_TRUE(producer.ok());
+  ASSERT_TRUE((*producer)->send("t", "k", "0", 0).get().ok());
+  EXPECT_TRUE((*producer)->fenced_partitions().empty());
+  broker.fail_next_produce_entries(1, ErrorCode::kCorruptMessage);
+  EXPECT_EQ((*producer)->send("t", "k", "1", 0).get().status().code(), ErrorCode::kCorruptMessage);
+  std::vector<FencedPartition> fenced = (*producer)->fenced_partitions();
+  ASSERT_EQ(fenced.size(), 1u);
+  EXPECT_EQ(fenced[0].topic, "t");
+  EXPECT_EQ(fenced[0].partition, 0);
+  EXPECT_EQ(fenced[0].cause.code(), ErrorCode::kCorruptMessage);
+  EXPECT_FALSE((*producer)->send("t", "k", "2", 0).get().ok());
+
+  // The application re-sends the failed records, in order, after a reset.
+  ASSERT_TRUE((*producer)->reset_partition("t", 0).ok());
+  EXPECT_TRUE((*producer)->fenced_partitions().empty());
+  for (const char* v : {"1", "2", "3"}) {
+    Result<RecordMetadata> r = (*producer)->send("t", "k", v, 0).get();
+    EXPECT_TRUE(r.ok()) << r.status().to_string();
+  }
+  const auto stored = broker.records("t", 0);
+  ASSERT_EQ(stored.size(), 4u);
+  for (size_t i = 0; i < stored.size(); ++i) EXPECT_EQ(stored[i].second, std::to_string(i));
+
+  EXPECT_TRUE((*producer)->reset_partition("t", 1).ok());  // not fenced: nothing to do
+  EXPECT_EQ((*producer)->reset_partition("t", 2).code(), ErrorCode::kUnknownPartition);
+  EXPECT_EQ((*producer)->reset_partition("other", 0).code(), ErrorCode::kUnknownTopic);
+}
+
+// `spillway produce` over two partitions: partition 0's batch is rejected.
+// The CLI names the first line not acknowledged (the first line of
+// partition 0), says the lines before it are stored, and counts the later
+// lines partition 1 stored all the same (a resume sends them again).
+TEST(Producer, CliProduceNamesTheFirstLineNotAcknowledged) {
+  FakeBroker broker;
+  broker.create_topic("t", 2);
+  std::string key_of[2];  // a key for each partition
+  for (int i = 0; key_of[0].empty() || key_of[1].empty(); ++i) {
+    const std::string key = "key" + std::to_string(i);
+    key_of[KeyPartitioner::partition(bytes(key), 2)] = key;
+  }
+  // Lines 1-3 go to partition 1, then 4-20 alternate between 0 and 1.
+  std::string lines;
+  for (int line = 1; line <= 20; ++line) {
+    const int partition = line <= 3 ? 1 : (line % 2 == 0 ? 0 : 1);
+    lines += key_of[partition] + ":" + std::to_string(line) + "\n";
+  }
+  testing::TempDir dir;
+  const std::string input = (dir.path() / "input").string();
+  std::ofstream(input) << lines;
+  broker.fail_next_produce_entries(1, ErrorCode::kCorruptMessage, 0);
+  Result<testing::ProcessExit> r = testing::run_process(
+      testing::cli_binary(),
+      {"produce", "t", "--broker", broker.address(), "--file", input, "--key-separator", ":"});
+  ASSERT_TRUE(r.ok()) << r.status().to_string();
+  EXPECT_EQ(r->exit_code, 1) << r->output;
+  for (const char* said :
+       {"stopped at line 4, the first not acknowledged: corrupt_message", "lines 1 to 3 are stored",
+        "tail -n +4 ", "8 later lines (other partitions) were stored too"}) {
+    EXPECT_NE(r->output.find(said), std::string::npos) << said << " in:\n" << r->output;
+  }
+  EXPECT_TRUE(broker.records("t", 0).empty());
+  EXPECT_EQ(broker.records("t", 1).size(), 11u);
 }
 
 TEST(Producer, UnknownTopicFailsTheSend) {

@@ -35,7 +35,7 @@ TEST(CliPing, FailsWithClearTextWhenNoBrokerListens) {
 TEST(CliPing, RejectsAMalformedAddress) {
   Result<ProcessExit> ping = run_process(cli_binary(), {"ping", "--broker", "no-port-here"});
   ASSERT_TRUE(ping.ok()) << ping.status().to_string();
-  EXPECT_EQ(ping->exit_code, 1) << ping->output;
+  EXPECT_EQ(ping->exit_code, 2) << ping->output;  // a usage error (issue 11)
   EXPECT_NE(ping->output.find("is not HOST:PORT"), std::string::npos) << ping->output;
 }
 

@@ -144,8 +144,12 @@ TEST(ClientEndToEnd, KeyedMessagesSurviveABrokerRestartInOrder) {
         }
       }
       (void)(*producer)->flush();  // failures are re-sent below
-      // Anything that failed (the restart window) is sent again, in order.
+      // Anything that failed (the restart window) is sent again, in order,
+      // once the partitions it fenced are reset.
       for (int round = 0; round < 5; ++round) {
+        for (const FencedPartition& f : (*producer)->fenced_partitions()) {
+          ASSERT_TRUE((*producer)->reset_partition(f.topic, f.partition).ok());
+        }
         bool any = false;
         for (int i = 0; i < kPerThread; ++i) {
           if (!s.failed[static_cast<size_t>(i)] || s.acked[static_cast<size_t>(i)]) continue;

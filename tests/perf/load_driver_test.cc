@@ -183,6 +183,20 @@ TEST(LoadDriver, ConsumeDrainsTheTopicThenStopsWhenIdle) {
   EXPECT_EQ(out.result.latency, nullptr);  // stored messages carry old stamps
 }
 
+// Issue 11 (8): MB/s of consume came from --size, not from what was read.
+TEST(LoadDriver, ConsumeCountsTheBytesItReadNotTheConfiguredSize) {
+  FakeTopic topic;
+  for (int i = 0; i < 300; ++i) topic.messages.emplace_back(i % 2 == 0 ? 100 : 300);
+  LoadPlan plan = quiet_plan();
+  plan.message_bytes = 1;  // --size: says nothing about the stored messages
+  const LoadOutcome out = run_consume(
+      plan, [&](uint32_t, std::string*) { return std::make_unique<FakeConsumer>(&topic); });
+  EXPECT_EQ(out.error, "");
+  EXPECT_EQ(out.result.messages, 300u);
+  EXPECT_EQ(out.result.bytes, 150u * 100 + 150u * 300);
+  EXPECT_EQ(out.result.message_bytes, 200u);  // their average
+}
+
 TEST(LoadDriver, EndToEndDeliversEveryMessageAndMeasuresEach) {
   FakeTopic topic;
   std::vector<FakeProducer*> made;

@@ -9,9 +9,9 @@ namespace spillway::perf {
 namespace {
 
 TEST(ProgressLine, FormatsCountRateAndTarget) {
-  EXPECT_EQ(format_progress(3, 1'234'567, 412'000, 100, 2'000'000),
+  EXPECT_EQ(format_progress(3, 1'234'567, 412'000, 41'200'000, 2'000'000),
             "[  3 s] 1,234,567 msgs  412,000 msg/s  41.20 MB/s  of 2,000,000");
-  EXPECT_EQ(format_progress(12, 5, 5, 1'000'000, 0), "[ 12 s] 5 msgs  5 msg/s  5.00 MB/s");
+  EXPECT_EQ(format_progress(12, 5, 5, 5'000'000, 0), "[ 12 s] 5 msgs  5 msg/s  5.00 MB/s");
 }
 
 TEST(ProgressLine, SilentWhenNotATerminalAndErasesItsLineWhenForced) {

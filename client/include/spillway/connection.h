@@ -27,6 +27,12 @@ struct ConnectionOptions {
   std::string client_id = "spillway-client";
 };
 
+// Checks that `address` has the form Connection::connect() (and the
+// Producer's and Consumer's bootstrap) take: "host:port" or "[v6]:port" with
+// a port from 1 to 65535. Neither resolves nor connects. Error:
+// kInvalidArgument saying what is wrong.
+Status check_broker_address(std::string_view address);
+
 class Connection {
  public:
   // Connects to `address` ("host:port"; host may be a name, an IPv4 literal

@@ -5,9 +5,11 @@
 // of the log (ConsumerOptions::reset). poll() long-polls the broker with one
 // Fetch request for every assigned partition and returns the records it
 // got, in offset order per partition, decompressing zstd batches and
-// skipping records below the position inside the first batch. Records
-// already fetched are handed out by later polls without a request; that
-// path allocates nothing.
+// skipping records below the position inside the first batch. Every batch's
+// CRC-32C is checked before any of its records is handed out, so a byte
+// damaged on the broker's disk or on the way is an error, never a record.
+// Records already fetched are handed out by later polls without a request;
+// that path allocates nothing.
 //
 // Concurrency: one thread at a time. Views in the records poll() returns
 // stay valid until the next poll(), seek, assign or destruction.
@@ -107,7 +109,12 @@ class Consumer {
   // none arrived. Errors: kUnknownTopic/kUnknownPartition/kCorruptMessage
   // from the broker, kNotConnected/kTimeout when the broker cannot be
   // reached (the next poll reconnects), kInvalidArgument with nothing
-  // assigned.
+  // assigned. kCorruptMessage also for a fetched batch whose CRC-32C does
+  // not match or that does not decode; its message names the topic,
+  // partition and offset ("t/0 offset 3: corrupt batch, ..."). The records
+  // before that batch are returned first; none of it, nor anything of its
+  // partition after it, is ever returned, and every later poll fails the
+  // same way until a seek() moves the position past it.
   Result<ConsumerRecords> poll(std::chrono::milliseconds timeout);
 
   // Commits the current positions of every assigned partition (the offsets

@@ -13,9 +13,28 @@
 // reconnects (delivery is at-least-once: a batch whose response was lost is
 // sent again).
 //
-// Every send completes exactly once, on the I/O thread, with the partition
-// and offset or an error; close() delivers or fails everything still
-// pending. In the steady state send and delivery allocate nothing.
+// Every send completes exactly once, with the partition and offset or an
+// error: on the I/O thread, or inside send() when send() fails the record
+// itself. close() delivers or fails everything still pending. In the steady
+// state send and delivery allocate nothing.
+//
+// No holes: a partition's acknowledged records are always the records sent
+// to it up to its first failure, never records from both sides of a failed
+// one. Once a record that send() accepted for a partition fails (delivery
+// timeout, retries used up, an error from the broker, buffer space not
+// freed within delivery_timeout), the producer FENCES the partition, as
+// Kafka's idempotent producer does: the records queued behind the failed one
+// fail too, without being sent, and every later send to the partition fails
+// at once (keyless records placed on it included). Those records fail with
+// the first failure's code and a message saying the partition is fenced.
+// fenced_partitions() lists the fenced partitions with their first failure;
+// reset_partition() lifts a fence once the application has dealt with the
+// failed records (typically: re-send them, in order, right after the reset).
+// A send that fails before it has a partition (producer closed, record too
+// large or malformed, unknown topic or partition, no partition count from
+// the broker) fences nothing; its callback runs inside send(). Delivery is
+// still at least once: a failed record may have been stored all the same
+// (its answer was lost), and re-sending it stores it again.
 //
 // Concurrency: send(), flush() and close() may be called from any thread.
 // Callbacks run on the I/O thread; they may call send() for a topic the
@@ -31,6 +50,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "spillway/common/status.h"
 
@@ -86,6 +106,14 @@ struct RecordMetadata {
   int64_t timestamp = 0;  // milliseconds since the epoch, as sent
 };
 
+// A partition that takes no records because one of them failed (see "No
+// holes" on Producer).
+struct FencedPartition {
+  std::string topic;
+  int32_t partition = -1;
+  Status cause;  // the first failure, which fenced it
+};
+
 // Completion of one send: a plain function and its context, so that
 // passing one allocates nothing. `status` is ok iff the record was
 // acknowledged; `metadata.partition` is set whenever it was known.
@@ -132,6 +160,17 @@ class Producer {
   // completed as had been sent when flush was called (with no concurrent
   // sends: every record). Returns the first error any of them got, or ok.
   Status flush();
+
+  // The partitions fenced now (see "No holes" above), in no particular
+  // order; empty when none is. Allocates: for error handling.
+  std::vector<FencedPartition> fenced_partitions() const;
+
+  // Lifts the fence of `partition` of `topic`: records sent after this call
+  // are appended to it again, after whatever it holds (the records before
+  // the failure, and any failed record that was stored all the same). Ok
+  // also when the partition is not fenced. Errors: kUnknownTopic when the
+  // producer has not learnt the topic's partitions, kUnknownPartition.
+  Status reset_partition(std::string_view topic, int32_t partition);
 
   // Flushes, then stops the I/O thread: records still not acknowledged when
   // delivery_timeout ends fail with kShuttingDown or their own error. Every

@@ -50,6 +50,7 @@ struct RunState {
   std::atomic<bool> producers_done{false};
   alignas(64) std::atomic<uint64_t> sent{0};
   alignas(64) std::atomic<uint64_t> received{0};
+  std::atomic<uint64_t> received_bytes{0};   // payload bytes of those, as read
   std::atomic<uint64_t> last_receive_ns{0};  // written with received, by the consumers
   alignas(64) std::mutex error_mutex;
   std::string error;
@@ -153,6 +154,7 @@ void drive_consumers(const LoadPlan& plan, const ConsumerFactory& make_consumer,
                            consumer = std::shared_ptr<PerfConsumer>(std::move(consumers[i])),
                            h = (*histograms)[i].get()] {
       uint64_t last_progress = now_ns();
+      uint64_t bytes = 0;  // read in this poll: added to the shared count once per poll
       const std::function<void(std::span<const std::byte>)> on_message =
           [&](std::span<const std::byte> payload) {
             const uint64_t now = now_ns();
@@ -161,6 +163,7 @@ void drive_consumers(const LoadPlan& plan, const ConsumerFactory& make_consumer,
               if (stamp != 0) h->record(now > stamp ? now - stamp : 0);
             }
             state.received.fetch_add(1, std::memory_order_relaxed);
+            bytes += payload.size();
             state.completed.fetch_add(1, std::memory_order_relaxed);
             uint64_t seen = state.last_receive_ns.load(std::memory_order_relaxed);
             while (seen < now && !state.last_receive_ns.compare_exchange_weak(seen, now)) {
@@ -179,6 +182,8 @@ void drive_consumers(const LoadPlan& plan, const ConsumerFactory& make_consumer,
             (!end_to_end || state.producers_done.load()))
           break;
         std::string error = consumer->poll(100, on_message);
+        state.received_bytes.fetch_add(bytes, std::memory_order_relaxed);
+        bytes = 0;
         if (!error.empty()) {
           state.fail("consumer " + std::to_string(i) + ": " + error);
           break;
@@ -229,7 +234,10 @@ LoadOutcome run_consume(const LoadPlan& plan, const ConsumerFactory& make_consum
   LoadOutcome out;
   RunState state;
   std::optional<ProgressLine> progress;
-  if (plan.show_progress) progress.emplace(&state.completed, plan.message_bytes, plan.messages);
+  if (plan.show_progress) {
+    progress.emplace(&state.completed, plan.message_bytes, plan.messages, stderr, false,
+                     &state.received_bytes);
+  }
   std::vector<std::thread> threads;
   std::vector<std::unique_ptr<LatencyHistogram>> histograms;
   const uint64_t start = now_ns();
@@ -241,7 +249,12 @@ LoadOutcome run_consume(const LoadPlan& plan, const ConsumerFactory& make_consum
   out.result.producers = 0;
   out.result.consumers = std::max<uint32_t>(1, plan.consumers);
   out.result.messages = state.received.load();
-  out.result.bytes = out.result.messages * plan.message_bytes;
+  // What was read, whatever --size says: the stored messages may differ.
+  out.result.bytes = state.received_bytes.load();
+  if (out.result.messages != 0) {
+    out.result.message_bytes =
+        static_cast<uint32_t>((out.result.bytes + out.result.messages / 2) / out.result.messages);
+  }
   out.result.elapsed_ns = last > start ? last - start : 0;
   out.error = state.error;
   return out;
@@ -253,7 +266,10 @@ LoadOutcome run_end_to_end(const LoadPlan& plan, const ProducerFactory& make_pro
   out.latency = std::make_unique<LatencyHistogram>();
   RunState state;
   std::optional<ProgressLine> progress;
-  if (plan.show_progress) progress.emplace(&state.completed, plan.message_bytes, plan.messages);
+  if (plan.show_progress) {
+    progress.emplace(&state.completed, plan.message_bytes, plan.messages, stderr, false,
+                     &state.received_bytes);
+  }
   std::vector<std::thread> threads;
   std::vector<std::unique_ptr<LatencyHistogram>> histograms;
   // Consumers first, so that they are polling when the first message is due.
@@ -271,7 +287,7 @@ LoadOutcome run_end_to_end(const LoadPlan& plan, const ProducerFactory& make_pro
   out.result.consumers = std::max<uint32_t>(1, plan.consumers);
   out.result.messages = state.received.load();
   out.result.errors = failed;
-  out.result.bytes = out.result.messages * plan.message_bytes;
+  out.result.bytes = state.received_bytes.load();
   out.result.elapsed_ns = last > start ? last - start : 0;
   out.result.latency_origin += " (to receipt by a consumer)";
   out.result.latency = out.latency.get();

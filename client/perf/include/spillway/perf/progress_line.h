@@ -18,14 +18,17 @@ namespace spillway::perf {
 // "[  3 s] 1,234,567 msgs  412,000 msg/s  41.20 MB/s  of 2,000,000".
 // `target` 0 means the run is bounded by time, not by count.
 std::string format_progress(uint64_t elapsed_s, uint64_t done, uint64_t per_second,
-                            uint64_t message_bytes, uint64_t target);
+                            uint64_t bytes_per_second, uint64_t target);
 
 class ProgressLine {
  public:
-  // Watches `*done` (a counter the workers bump; must outlive this object).
+  // Watches `*done` (a counter the workers bump; must outlive this object)
+  // and, when given, `*bytes_done` (the payload bytes of those messages, for
+  // messages of any size); without it each message counts `message_bytes`.
   // Starts its thread only when `out` is a terminal or `force` is true.
   ProgressLine(const std::atomic<uint64_t>* done, uint64_t message_bytes, uint64_t target,
-               std::FILE* out = stderr, bool force = false);
+               std::FILE* out = stderr, bool force = false,
+               const std::atomic<uint64_t>* bytes_done = nullptr);
   ~ProgressLine();  // stop()
   ProgressLine(const ProgressLine&) = delete;
   ProgressLine& operator=(const ProgressLine&) = delete;
@@ -38,6 +41,7 @@ class ProgressLine {
   void run();
 
   const std::atomic<uint64_t>* done_;
+  const std::atomic<uint64_t>* bytes_done_;
   uint64_t message_bytes_;
   uint64_t target_;
   std::FILE* out_;
