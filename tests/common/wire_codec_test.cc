@@ -105,16 +105,16 @@ TEST(WireCodec, FlexibleLayoutUsesCompactLengthsAndTagBuffers) {
   EXPECT_EQ(encoded(sample(), ctx(3)),
             bytes({0, 3,    // code
                    2, 't',  // name: COMPACT_STRING, length + 1
-                   0, 0,    0,    0,    0, 0,    0,    0,    0,    0, 0, 0, 0, 0, 0, 9,  // topic_id
-                   3,                                // items: count + 1
-                   0, 0,    0,    7,    2, 'a',  0,  // id, label, empty tag buffer
-                   0, 0,    0,    8,    0,           // id, null label
-                   1, 1,    8,    0,    0, 0,    0,    0,    0,    0, 5,  // one tag: hint (tag 1, 8
-                                                                          // bytes) = 5
-                   3, 0,    0,    0,    1, 0xFF, 0xFF, 0xFF, 0xFF,        // numbers
-                   4, 0xAA, 0xBB, 0xCC,                                   // records: length + 1
-                   1,                                                     // flag
-                   0}));                                                  // empty tag buffer
+                   0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 9,  // topic_id
+                   3,                                               // items: count + 1
+                   0, 0, 0, 7, 2, 'a', 0,                           // id, label, empty tag buffer
+                   0, 0, 0, 8, 0,                                   // id, null label
+                   1, 1, 8, 0, 0, 0, 0, 0, 0, 0, 5,                 // one tag: hint (tag 1, 8
+                                                                    // bytes) = 5
+                   3, 0, 0, 0, 1, 0xFF, 0xFF, 0xFF, 0xFF,           // numbers
+                   4, 0xAA, 0xBB, 0xCC,                             // records: length + 1
+                   1,                                               // flag
+                   0}));                                            // empty tag buffer
 }
 
 TEST(WireCodec, EveryVersionRoundTrips) {
@@ -257,6 +257,26 @@ TEST(WireCodec, DeferredRecordsAreWrittenInPlace) {
   std::array<std::byte, 256> scratch;
   WriteBuffer out{std::span<std::byte>(scratch)};
   EXPECT_FALSE(encode(m, ctx(3), out).ok());
+}
+
+struct Ids {
+  PartitionId partition{0};
+  Offset offset{0};
+  static constexpr auto fields() {
+    return std::tuple{Field<&Ids::partition>{"partition"}, Field<&Ids::offset>{"offset"}};
+  }
+};
+
+TEST(WireCodec, StrongIdsGoOnTheWireAsTheirIntegers) {
+  const Ids ids{PartitionId(3), Offset(-1)};
+  EXPECT_EQ(encoded(ids, ctx(0)),
+            bytes({0, 0, 0, 3, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF}));
+  Result<Ids> back = decode<Ids>(encoded(ids, ctx(0)), ctx(0), "Ids");
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->partition, PartitionId(3));
+  EXPECT_EQ(back->offset, kNoOffset);
+  EXPECT_EQ(back->offset.next(), Offset(0));
+  EXPECT_EQ(Offset(10) - Offset(4), 6);
 }
 
 }  // namespace

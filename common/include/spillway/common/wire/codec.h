@@ -10,7 +10,7 @@
 //   int8_t..int64_t, uint16_t, uint32_t   big-endian fixed width
 //   bool                                  INT8, non-zero = true
 //   double                                FLOAT64
-//   enums                                 their underlying integer
+//   enums, ids.h's strong types           their underlying integer
 //   Uuid                                  16 bytes
 //   std::string_view, optional<...>       STRING: INT16 length (-1 = null);
 //                                         flexible: UNSIGNED_VARINT length+1
@@ -35,6 +35,7 @@
 #include <type_traits>
 
 #include "spillway/common/endian.h"
+#include "spillway/common/ids.h"
 #include "spillway/common/messages/wire.h"
 #include "spillway/common/status.h"
 #include "spillway/common/varint.h"
@@ -314,7 +315,12 @@ void write_fixed(Out& w, T v) noexcept {
 
 template <typename T>
 bool read_value(WireReader& r, T& out, const Context& c, bool nullable) noexcept {
-  if constexpr (std::is_same_v<T, bool>) {
+  if constexpr (kIsNamedInt<T>) {
+    typename T::value_type v{};
+    if (!detail::read_fixed(r, &v)) return false;
+    out = T(v);
+    return true;
+  } else if constexpr (std::is_same_v<T, bool>) {
     int8_t b = 0;
     if (!detail::read_fixed(r, &b)) return false;
     out = b != 0;
@@ -370,7 +376,9 @@ bool read_value(WireReader& r, T& out, const Context& c, bool nullable) noexcept
 
 template <typename Out, typename T>
 void write_value(Out& w, const T& v, const Context& c, bool nullable) noexcept {
-  if constexpr (std::is_same_v<T, bool>) {
+  if constexpr (kIsNamedInt<T>) {
+    detail::write_fixed(w, v.value());
+  } else if constexpr (std::is_same_v<T, bool>) {
     w.i8(v ? 1 : 0);
   } else if constexpr (std::is_enum_v<T>) {
     detail::write_fixed(w, static_cast<std::underlying_type_t<T>>(v));
@@ -426,7 +434,9 @@ void write_value(Out& w, const T& v, const Context& c, bool nullable) noexcept {
 
 template <typename T>
 size_t min_value_bytes(const Context& c) noexcept {
-  if constexpr (std::is_same_v<T, bool>) {
+  if constexpr (kIsNamedInt<T>) {
+    return sizeof(typename T::value_type);
+  } else if constexpr (std::is_same_v<T, bool>) {
     return 1;
   } else if constexpr (std::is_enum_v<T>) {
     return sizeof(std::underlying_type_t<T>);
