@@ -163,9 +163,13 @@ start_broker() {
   while (($#)) && [[ "$1" != -- ]]; do env_args+=(--env "$1"); shift; done
   (($# == 0)) || shift
   buildah config "${env_args[@]}" "$c"
+  # Made here, not by the background job's redirection: the polling below
+  # must never read a log that does not exist yet (under pipefail that sed
+  # failure ended the test on a loaded machine).
+  : >"$work/$name.log"
   # shellcheck disable=SC2086  # the entrypoint is a word list
   buildah run --isolation=chroot --network=host -v "$data:/var/lib/spillway" "$c" -- \
-    $entrypoint "$@" >"$work/$name.log" 2>&1 &
+    $entrypoint "$@" >>"$work/$name.log" 2>&1 &
   broker_run_pid=$!
   broker_pid=""
   broker_port=""
