@@ -29,6 +29,11 @@
 #include "repair/repair_command.h"
 #include "spillway/common/gather_writer.h"
 #include "spillway/common/log.h"
+#include "spillway/common/messages/fetch.h"
+#include "spillway/common/messages/metadata.h"
+#include "spillway/common/messages/offsets.h"
+#include "spillway/common/messages/produce.h"
+#include "spillway/common/messages/topics.h"
 
 namespace {
 
@@ -80,7 +85,9 @@ int main(int argc, char** argv) {
   }
 
   Dispatcher dispatcher;
-  add_api_versions_handler(dispatcher, kBrokerVersion);
+  ApiVersionsHandler api_versions(dispatcher, kBrokerVersion);
+  dispatcher.add(frame::ApiKey::kApiVersions, kApiVersionsVersion, kApiVersionsVersion,
+                 &api_versions);
 
   // Set before the server exists; they run on stop, on each core's thread.
   TopicRegistry* registry = nullptr;
@@ -132,13 +139,18 @@ int main(int argc, char** argv) {
   DeleteTopicsHandler delete_topics(context);
   CommitOffsetsHandler commit_offsets(context);
   FetchOffsetsHandler fetch_offsets(context);
-  dispatcher.add(frame::ApiKey::kProduce, 0, 0, &produce);
-  dispatcher.add(frame::ApiKey::kFetch, 0, 0, &fetch);
-  dispatcher.add(frame::ApiKey::kMetadata, 0, 0, &metadata);
-  dispatcher.add(frame::ApiKey::kCreateTopics, 0, 0, &create_topics);
-  dispatcher.add(frame::ApiKey::kDeleteTopics, 0, 0, &delete_topics);
-  dispatcher.add(frame::ApiKey::kCommitOffsets, 0, 0, &commit_offsets);
-  dispatcher.add(frame::ApiKey::kFetchOffsets, 0, 0, &fetch_offsets);
+  using namespace messages;
+  dispatcher.add(frame::ApiKey::kProduce, kProduceVersion, kProduceVersion, &produce);
+  dispatcher.add(frame::ApiKey::kFetch, kFetchVersion, kFetchVersion, &fetch);
+  dispatcher.add(frame::ApiKey::kMetadata, kMetadataVersion, kMetadataVersion, &metadata);
+  dispatcher.add(frame::ApiKey::kCreateTopics, kCreateTopicsVersion, kCreateTopicsVersion,
+                 &create_topics);
+  dispatcher.add(frame::ApiKey::kDeleteTopics, kDeleteTopicsVersion, kDeleteTopicsVersion,
+                 &delete_topics);
+  dispatcher.add(frame::ApiKey::kCommitOffsets, kCommitOffsetsVersion, kCommitOffsetsVersion,
+                 &commit_offsets);
+  dispatcher.add(frame::ApiKey::kFetchOffsets, kFetchOffsetsVersion, kFetchOffsetsVersion,
+                 &fetch_offsets);
 
   if (Status st = server.open(); !st.ok()) {
     spdlog::critical("{}", st.message());

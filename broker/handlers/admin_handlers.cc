@@ -1,7 +1,9 @@
 // The control request handlers.
 #include "admin_handlers.h"
 
+#include <algorithm>
 #include <asio/post.hpp>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -13,35 +15,78 @@ namespace spillway::broker {
 
 namespace {
 
-void write_topic(messages::WireWriter& w, const Topic& topic) {
-  if (!topic.offline.ok()) {
-    // Listed, with why it does not serve; no settings or partitions known.
-    messages::MetadataTopic::write(
-        w, messages::MetadataTopic{
-               topic.name, topic.offline.code(), topic.offline.message(), "", -1, -1, {}});
-    return;
+// Metadata's response as views (messages/metadata.h) over what is built
+// here, kept in the exchange and reused request after request.
+struct MetadataState final : ExchangeState {
+  std::vector<messages::MetadataTopic> topics;
+  std::vector<messages::MetadataPartition> partitions;
+  std::vector<size_t> first_partition;  // per topic, into `partitions`
+  std::deque<std::string> texts;        // error messages (stable addresses)
+  std::vector<const Topic*> listed;
+
+  void clear() {
+    topics.clear();
+    partitions.clear();
+    first_partition.clear();
+    texts.clear();
+    listed.clear();
   }
-  w.string(topic.name);
-  w.i16(0);
-  w.string("");
-  w.string(flush_policy_name(topic.config.flush_policy));
-  w.i64(topic.config.retention_bytes);
-  w.i64(topic.config.retention_ms);
-  w.i32(static_cast<int32_t>(topic.partitions.size()));
-  for (const auto& p : topic.partitions) {
-    messages::MetadataPartition part;
-    part.partition = p->index();
-    part.log_start_offset = p->log_start_offset();
-    part.high_watermark = p->high_watermark();
-    std::string why;  // kept alive until written
-    if (p->corrupt()) {
-      why = p->corruption_message();
-      part.error_code = ErrorCode::kCorruptMessage;
-      part.error_message = why;
+
+  void add(const Topic& topic) {
+    first_partition.push_back(partitions.size());
+    if (!topic.offline.ok()) {
+      // Listed, with why it does not serve; no settings or partitions known.
+      topics.push_back({.name = topic.name,
+                        .error_code = topic.offline.code(),
+                        .error_message = texts.emplace_back(topic.offline.message()),
+                        .flush_policy = "",
+                        .retention_bytes = -1,
+                        .retention_ms = -1,
+                        .partitions = {}});
+      return;
     }
-    messages::MetadataPartition::write(w, part);
+    topics.push_back({.name = topic.name,
+                      .error_code = ErrorCode::kOk,
+                      .error_message = "",
+                      .flush_policy = flush_policy_name(topic.config.flush_policy),
+                      .retention_bytes = topic.config.retention_bytes,
+                      .retention_ms = topic.config.retention_ms,
+                      .partitions = {}});
+    for (const auto& p : topic.partitions) {
+      messages::MetadataPartition part{.partition = p->index(),
+                                       .log_start_offset = p->log_start_offset(),
+                                       .high_watermark = p->high_watermark(),
+                                       .error_code = ErrorCode::kOk,
+                                       .error_message = ""};
+      if (p->corrupt()) {
+        part.error_code = ErrorCode::kCorruptMessage;
+        part.error_message = texts.emplace_back(p->corruption_message());
+      }
+      partitions.push_back(part);
+    }
   }
-}
+
+  void add_unknown(std::string_view name) {
+    first_partition.push_back(partitions.size());
+    topics.push_back({.name = name,
+                      .error_code = ErrorCode::kUnknownTopic,
+                      .error_message = texts.emplace_back("unknown topic " + std::string(name)),
+                      .flush_policy = "",
+                      .retention_bytes = -1,
+                      .retention_ms = -1,
+                      .partitions = {}});
+  }
+
+  // The response, once every topic was added.
+  messages::MetadataResponse response() {
+    first_partition.push_back(partitions.size());
+    for (size_t t = 0; t < topics.size(); ++t) {
+      topics[t].partitions = std::span<const messages::MetadataPartition>(partitions).subspan(
+          first_partition[t], first_partition[t + 1] - first_partition[t]);
+    }
+    return messages::MetadataResponse{topics};
+  }
+};
 
 }  // namespace
 
@@ -51,34 +96,24 @@ void MetadataHandler::handle(Exchange& exchange) {
     exchange.finish(request.status());
     return;
   }
-  messages::WireWriter w(exchange.out());
+  MetadataState& st = exchange.state<MetadataState>(Exchange::kOtherState);
+  st.clear();
   if (request->all_topics) {
     // Sorted by name, so listings are stable.
-    std::vector<const Topic*> topics;
-    for (const auto& [name, topic] : context_.topics.table()) topics.push_back(topic.get());
-    std::sort(topics.begin(), topics.end(),
+    for (const auto& [name, topic] : context_.topics.table()) st.listed.push_back(topic.get());
+    std::sort(st.listed.begin(), st.listed.end(),
               [](const Topic* a, const Topic* b) { return a->name < b->name; });
-    w.i32(static_cast<int32_t>(topics.size()));
-    for (const Topic* topic : topics) write_topic(w, *topic);
+    for (const Topic* topic : st.listed) st.add(*topic);
   } else {
-    w.i32(request->topics.size());
     for (std::string_view name : request->topics) {
-      const Topic* topic = context_.topics.find(name);
-      if (topic != nullptr) {
-        write_topic(w, *topic);
-        continue;
+      if (const Topic* topic = context_.topics.find(name)) {
+        st.add(*topic);
+      } else {
+        st.add_unknown(name);
       }
-      messages::MetadataTopic::write(w,
-                                     messages::MetadataTopic{name,
-                                                             ErrorCode::kUnknownTopic,
-                                                             "unknown topic " + std::string(name),
-                                                             "",
-                                                             -1,
-                                                             -1,
-                                                             {}});
     }
   }
-  exchange.finish(w.status());
+  exchange.finish(messages::encode_metadata_response(st.response(), exchange.out()));
 }
 
 void CreateTopicsHandler::handle(Exchange& exchange) {
@@ -168,21 +203,24 @@ void CommitOffsetsHandler::handle(Exchange& exchange) {
       sync, [work, offsets = &context_.offsets, ex = &exchange, keep = exchange.keep_alive()]() {
         Status st = work->valid.empty() ? Status::Ok() : offsets->commit(work->group, work->valid);
         asio::post(ex->executor(), [work, ex, keep, st = std::move(st)]() {
-          messages::WireWriter w(ex->out());
-          w.i32(static_cast<int32_t>(work->topic_sizes.size()));
-          size_t r = 0;
-          for (const auto& [name, count] : work->topic_sizes) {
-            w.string(name);
-            w.i32(static_cast<int32_t>(count));
-            for (size_t i = 0; i < count; ++i, ++r) {
-              const Work::Result& res = work->results[r];
-              const bool failed = res.code == ErrorCode::kOk && !st.ok();
-              messages::PartitionError::write(
-                  w, messages::PartitionError{res.partition, failed ? st.code() : res.code,
-                                              failed ? st.message() : res.message});
-            }
+          // The response as views over the results (messages/offsets.h).
+          std::vector<messages::PartitionError> errors;
+          errors.reserve(work->results.size());
+          for (const Work::Result& res : work->results) {
+            const bool failed = res.code == ErrorCode::kOk && !st.ok();
+            errors.push_back({.partition = res.partition,
+                              .error_code = failed ? st.code() : res.code,
+                              .error_message = failed ? st.message() : res.message});
           }
-          ex->finish(w.status());
+          std::vector<messages::CommitOffsetsTopicResult> topics;
+          size_t first = 0;
+          for (const auto& [name, count] : work->topic_sizes) {
+            topics.push_back(
+                {.name = name,
+                 .results = std::span<const messages::PartitionError>(errors).subspan(first, count)});
+            first += count;
+          }
+          ex->finish(messages::encode_commit_offsets_response({topics}, ex->out()));
         });
       });
 }
@@ -194,29 +232,41 @@ void FetchOffsetsHandler::handle(Exchange& exchange) {
     exchange.finish(request.status());
     return;
   }
-  messages::WireWriter w(exchange.out());
-  w.i32(request->topics.size());
+  // The response as views over these (messages/offsets.h).
+  std::vector<messages::FetchOffsetsResult> results;
+  std::vector<messages::FetchOffsetsTopicResult> topics;
+  std::deque<std::string> texts;
+  std::vector<size_t> counts;
   for (const messages::FetchOffsetsTopic& t : request->topics) {
     const Topic* topic = context_.topics.find(t.name);
-    w.string(t.name);
-    w.i32(t.partitions.size());
+    counts.push_back(static_cast<size_t>(t.partitions.size()));
     for (int32_t partition : t.partitions) {
-      messages::FetchOffsetsResult r{partition, -1, ErrorCode::kOk, {}};
-      std::string message;
+      messages::FetchOffsetsResult r{.partition = partition,
+                                     .offset = -1,
+                                     .error_code = ErrorCode::kOk,
+                                     .error_message = ""};
       if (topic == nullptr) {
         r.error_code = ErrorCode::kUnknownTopic;
-        message = "unknown topic " + std::string(t.name);
+        r.error_message = texts.emplace_back("unknown topic " + std::string(t.name));
       } else if (Status usable = topic->check_partition(partition); !usable.ok()) {
         r.error_code = usable.code();
-        message = std::string(usable.message());
+        r.error_message = texts.emplace_back(usable.message());
       } else {
         r.offset = context_.offsets.committed(request->group, t.name, partition);
       }
-      r.error_message = message;
-      messages::FetchOffsetsResult::write(w, r);
+      results.push_back(r);
     }
   }
-  exchange.finish(w.status());
+  size_t first = 0;
+  size_t index = 0;
+  for (const messages::FetchOffsetsTopic& t : request->topics) {
+    topics.push_back(
+        {.name = t.name,
+         .results = std::span<const messages::FetchOffsetsResult>(results).subspan(first,
+                                                                                   counts[index])});
+    first += counts[index++];
+  }
+  exchange.finish(messages::encode_fetch_offsets_response({topics}, exchange.out()));
 }
 
 }  // namespace spillway::broker

@@ -8,7 +8,7 @@
 
 namespace spillway::broker {
 
-class MetadataHandler final : public AsyncHandler {
+class MetadataHandler final : public Handler {
  public:
   explicit MetadataHandler(BrokerContext& context) : context_(context) {}
   void handle(Exchange& exchange) override;
@@ -17,7 +17,7 @@ class MetadataHandler final : public AsyncHandler {
   BrokerContext& context_;
 };
 
-class CreateTopicsHandler final : public AsyncHandler {
+class CreateTopicsHandler final : public Handler {
  public:
   explicit CreateTopicsHandler(BrokerContext& context) : context_(context) {}
   void handle(Exchange& exchange) override;
@@ -26,7 +26,7 @@ class CreateTopicsHandler final : public AsyncHandler {
   BrokerContext& context_;
 };
 
-class DeleteTopicsHandler final : public AsyncHandler {
+class DeleteTopicsHandler final : public Handler {
  public:
   explicit DeleteTopicsHandler(BrokerContext& context) : context_(context) {}
   void handle(Exchange& exchange) override;
@@ -37,7 +37,7 @@ class DeleteTopicsHandler final : public AsyncHandler {
 
 // Commits run on the core's sync thread (an fsync per commit) and the answer
 // comes back to the connection.
-class CommitOffsetsHandler final : public AsyncHandler {
+class CommitOffsetsHandler final : public Handler {
  public:
   explicit CommitOffsetsHandler(BrokerContext& context) : context_(context) {}
   void handle(Exchange& exchange) override;
@@ -46,7 +46,7 @@ class CommitOffsetsHandler final : public AsyncHandler {
   BrokerContext& context_;
 };
 
-class FetchOffsetsHandler final : public AsyncHandler {
+class FetchOffsetsHandler final : public Handler {
  public:
   explicit FetchOffsetsHandler(BrokerContext& context) : context_(context) {}
   void handle(Exchange& exchange) override;

@@ -44,6 +44,9 @@ struct FetchState final : ExchangeState {
   std::string names;
   std::vector<TopicRef> topics;
   std::vector<Part> parts;
+  // The response's views over `parts`, reused request after request.
+  std::vector<messages::FetchPartitionResult> results;
+  std::vector<messages::FetchTopicResult> topic_results;
   int64_t max_bytes = 0;
   // Bytes of the memory budget granted for this round of reads (see
   // read_all()); given back before a long poll waits.
@@ -78,58 +81,71 @@ Status copy_slice(WriteBuffer& out, const storage::FileSlice& slice) {
   return Status::Ok();
 }
 
+Status write_slice(const void* slice, WriteBuffer& out) {
+  return copy_slice(out, *static_cast<const storage::FileSlice*>(slice));
+}
+
 void respond(FetchState& st) {
   Exchange& exchange = *st.exchange;
   st.armed.store(0, std::memory_order_release);
-  messages::WireWriter w(exchange.out());
-  w.i32(static_cast<int32_t>(st.topics.size()));
   // The response fits the memory granted by read_all(): with none, no
   // records are sent (the consumer asks again); with some, the first slice
   // goes whole (read_all() sized it to the grant, or to its first batch).
   int64_t budget = static_cast<int64_t>(st.granted);
   uint64_t included = 0;
   bool first_data = st.granted > 0;
-  Status copy_status;
+  // The response as views (messages/fetch.h); the records are copied from
+  // the log straight into the response as it is encoded.
+  st.results.clear();
+  st.topic_results.clear();
+  for (FetchState::Part& part : st.parts) {
+    const auto length = static_cast<int64_t>(part.slice.length);
+    const bool include =
+        part.code == ErrorCode::kOk && length > 0 && (first_data || length <= budget);
+    messages::FetchPartitionResult result{.partition = part.partition,
+                                          .error_code = part.code,
+                                          .error_message = part.message,
+                                          .high_watermark = part.high_watermark,
+                                          .log_start_offset = part.log_start_offset,
+                                          .records = {}};
+    if (include) {
+      first_data = false;
+      budget -= length;
+      included += static_cast<uint64_t>(length);
+      result.records = messages::Records{.deferred_size = part.slice.length,
+                                         .write_deferred = &write_slice,
+                                         .deferred_ctx = &part.slice};
+    }
+    st.results.push_back(result);
+  }
   size_t p = 0;
   for (uint32_t t = 0; t < st.topics.size(); ++t) {
-    w.string(st.name(t));
     size_t end = p;
     while (end < st.parts.size() && st.parts[end].topic == t) ++end;
-    w.i32(static_cast<int32_t>(end - p));
-    for (; p < end; ++p) {
-      FetchState::Part& part = st.parts[p];
-      // The first batch is sent whole even past max_bytes, so a consumer
-      // always makes progress; after it the budget applies.
-      const auto length = static_cast<int64_t>(part.slice.length);
-      const bool include =
-          part.code == ErrorCode::kOk && length > 0 && (first_data || length <= budget);
-      messages::FetchPartitionResult header{
-          part.partition, part.code, part.message, part.high_watermark, part.log_start_offset, {}};
-      messages::write_fetch_partition_header(w, header, include ? static_cast<int32_t>(length) : 0);
-      if (include && w.ok()) {
-        first_data = false;
-        budget -= length;
-        included += static_cast<uint64_t>(length);
-        copy_status = copy_slice(exchange.out(), part.slice);
-        if (!copy_status.ok()) break;
-        Topic* topic = st.topics[t].topic.get();
-        topic->counters.bytes_out.fetch_add(static_cast<uint64_t>(length),
-                                            std::memory_order_relaxed);
-        topic->counters.messages_out.fetch_add(
-            static_cast<uint64_t>(part.slice.next_offset - part.slice.first_offset),
-            std::memory_order_relaxed);
-      }
-      part.slice = storage::FileSlice();  // let go of the segment file
+    st.topic_results.push_back(
+        {.name = st.name(t),
+         .results = std::span<const messages::FetchPartitionResult>(st.results).subspan(p, end - p)});
+    p = end;
+  }
+  const Status written = messages::encode_fetch_response({st.topic_results}, exchange.out());
+  if (written.ok()) {
+    for (size_t i = 0; i < st.parts.size(); ++i) {
+      if (st.results[i].records.size() == 0) continue;
+      const FetchState::Part& part = st.parts[i];
+      Topic* topic = st.topics[part.topic].topic.get();
+      topic->counters.bytes_out.fetch_add(part.slice.length, std::memory_order_relaxed);
+      topic->counters.messages_out.fetch_add(
+          static_cast<uint64_t>(part.slice.next_offset - part.slice.first_offset),
+          std::memory_order_relaxed);
     }
-    if (!copy_status.ok()) break;
   }
   for (FetchState::Part& part : st.parts) {
-    part.slice = storage::FileSlice();
+    part.slice = storage::FileSlice();  // let go of the segment file
     part.log.reset();
   }
   for (FetchState::TopicRef& t : st.topics) t.topic.reset();
   exchange.settle_response_bytes(std::exchange(st.granted, 0), included);
-  exchange.finish(copy_status.ok() ? w.status() : copy_status);
+  exchange.finish(written);
 }
 
 void on_wake(void* ctx, uint64_t generation) {

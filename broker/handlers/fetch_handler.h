@@ -11,7 +11,7 @@
 
 namespace spillway::broker {
 
-class FetchHandler final : public AsyncHandler {
+class FetchHandler final : public Handler {
  public:
   explicit FetchHandler(BrokerContext& context) : context_(context) {}
   void handle(Exchange& exchange) override;

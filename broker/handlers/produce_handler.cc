@@ -41,6 +41,9 @@ struct ProduceState final : ExchangeState {
   std::string names;  // topic names, copied out of the request body
   std::vector<TopicRef> topics;
   std::vector<Entry> entries;
+  // The response's views over `entries`, reused request after request.
+  std::vector<messages::ProducePartitionResult> results;
+  std::vector<messages::ProduceTopicResult> topic_results;
   size_t pending = 0;
   bool dispatching = false;
   // Routing scratch, reused request after request.
@@ -59,24 +62,28 @@ struct ProduceState final : ExchangeState {
 };
 
 void finish_produce(ProduceState& st) {
-  Exchange& exchange = *st.exchange;
-  messages::WireWriter w(exchange.out());
-  w.i32(static_cast<int32_t>(st.topics.size()));
+  // The response as views over the entries (messages/produce.h).
+  st.results.clear();
+  st.topic_results.clear();
+  for (const ProduceState::Entry& entry : st.entries) {
+    st.results.push_back({.partition = entry.partition,
+                          .error_code = entry.code,
+                          .error_message = entry.message,
+                          .base_offset = entry.base_offset,
+                          .record_count = entry.record_count,
+                          .log_start_offset = entry.log_start_offset});
+  }
   size_t e = 0;
   for (uint32_t t = 0; t < st.topics.size(); ++t) {
-    w.string(st.name(t));
     size_t end = e;
     while (end < st.entries.size() && st.entries[end].topic == t) ++end;
-    w.i32(static_cast<int32_t>(end - e));
-    for (; e < end; ++e) {
-      const ProduceState::Entry& entry = st.entries[e];
-      messages::ProducePartitionResult::write(
-          w, messages::ProducePartitionResult{entry.partition, entry.code, entry.message,
-                                              entry.base_offset, entry.record_count,
-                                              entry.log_start_offset});
-    }
+    st.topic_results.push_back(
+        {.name = st.name(t),
+         .results = std::span<const messages::ProducePartitionResult>(st.results).subspan(e, end - e)});
+    e = end;
   }
-  exchange.finish(w.status());
+  Exchange& exchange = *st.exchange;
+  exchange.finish(messages::encode_produce_response({st.topic_results}, exchange.out()));
 }
 
 // A partition's reply, on the connection's thread.

@@ -10,7 +10,7 @@
 
 namespace spillway::broker {
 
-class ProduceHandler final : public AsyncHandler {
+class ProduceHandler final : public Handler {
  public:
   explicit ProduceHandler(BrokerContext& context) : context_(context) {}
   void handle(Exchange& exchange) override;

@@ -5,19 +5,19 @@
 
 namespace spillway::broker {
 
-void add_api_versions_handler(Dispatcher& dispatcher, std::string broker_version) {
-  dispatcher.add(
-      frame::ApiKey::kApiVersions, kApiVersionsVersion, kApiVersionsVersion,
-      [&dispatcher, version = std::move(broker_version)](const Request& request,
-                                                         std::vector<std::byte>& out) -> Status {
-        Result<std::string_view> client = decode_api_versions_request(request.body);
-        if (!client.ok()) return client.status();
-        spdlog::debug("ApiVersions from client '{}'", *client);
-        // The table is fixed after start; computing the list per request is
-        // cheap and keeps this handler free of state to keep in sync.
-        encode_api_versions_response(ApiVersionsResponse{version, dispatcher.served()}, out);
-        return Status::Ok();
-      });
+void ApiVersionsHandler::handle(Exchange& exchange) {
+  Result<std::string_view> client = decode_api_versions_request(exchange.body());
+  if (!client.ok()) {
+    exchange.finish(client.status());
+    return;
+  }
+  spdlog::debug("ApiVersions from client '{}'", *client);
+  // The table is fixed after start; listing it per request is cheap and
+  // keeps this handler free of state to keep in sync.
+  std::array<ApiVersionRange, Dispatcher::kMaxApiKeys> served;
+  const size_t count = dispatcher_.served(served);
+  const ApiVersionsResponseBody body{broker_version_, std::span(served).first(count)};
+  exchange.finish(wire::encode(body, messages::kNative, exchange.out()));
 }
 
 }  // namespace spillway::broker

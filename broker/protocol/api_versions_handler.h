@@ -8,8 +8,18 @@
 
 namespace spillway::broker {
 
-// Registers ApiVersions on `dispatcher`, which must outlive the handler.
-// `broker_version` is sent verbatim (e.g. "spillway-broker 0.1.0").
-void add_api_versions_handler(Dispatcher& dispatcher, std::string broker_version);
+class ApiVersionsHandler final : public Handler {
+ public:
+  // `dispatcher` must outlive the handler; `broker_version` is sent
+  // verbatim (e.g. "spillway-broker 0.1.0").
+  ApiVersionsHandler(const Dispatcher& dispatcher, std::string broker_version)
+      : dispatcher_(dispatcher), broker_version_(std::move(broker_version)) {}
+
+  void handle(Exchange& exchange) override;
+
+ private:
+  const Dispatcher& dispatcher_;
+  const std::string broker_version_;
+};
 
 }  // namespace spillway::broker

@@ -1,58 +1,45 @@
-// ApiVersions body codec; the layout is specified in docs/protocol.md.
+// ApiVersions: its description (api_versions.h) run both ways.
 #include "spillway/common/api_versions.h"
-
-#include "spillway/common/frame.h"
 
 namespace spillway {
 
 namespace {
-constexpr size_t kApiRangeBytes = 6;  // i16 key, i16 min, i16 max
+
+template <typename T>
+void encode_to_vector(const T& body, std::vector<std::byte>& out) {
+  const uint64_t size = wire::encoded_size(body, messages::kNative);
+  const size_t at = out.size();
+  out.resize(at + size);
+  WriteBuffer buffer(std::span<std::byte>(out).subspan(at));
+  const Status st = wire::encode(body, messages::kNative, buffer);
+  (void)st;  // sized exactly above: cannot spill or fail
 }
 
+}  // namespace
+
 void encode_api_versions_request(std::string_view client_version, std::vector<std::byte>& out) {
-  frame::BodyWriter writer(out);
-  writer.short_string(client_version);
+  encode_to_vector(ApiVersionsRequestBody{client_version}, out);
 }
 
 Result<std::string_view> decode_api_versions_request(std::span<const std::byte> body) {
-  frame::BodyReader reader(body);
-  std::string_view client = reader.short_string();
-  if (!reader.ok() || reader.remaining() != 0) {
-    return Status(ErrorCode::kCorruptMessage, "malformed ApiVersions request body");
-  }
-  return client;
+  Result<ApiVersionsRequestBody> decoded =
+      wire::decode<ApiVersionsRequestBody>(body, messages::kNative, "ApiVersions request");
+  if (!decoded.ok()) return decoded.status();
+  return decoded->client_version;
 }
 
 void encode_api_versions_response(const ApiVersionsResponse& response,
                                   std::vector<std::byte>& out) {
-  frame::BodyWriter writer(out);
-  writer.short_string(response.broker_version);
-  writer.i32(static_cast<int32_t>(response.apis.size()));
-  for (const ApiVersionRange& api : response.apis) {
-    writer.i16(api.api_key);
-    writer.i16(api.min_version);
-    writer.i16(api.max_version);
-  }
+  encode_to_vector(ApiVersionsResponseBody{response.broker_version, response.apis}, out);
 }
 
 Result<ApiVersionsResponse> decode_api_versions_response(std::span<const std::byte> body) {
-  frame::BodyReader reader(body);
+  Result<ApiVersionsResponseBody> decoded =
+      wire::decode<ApiVersionsResponseBody>(body, messages::kNative, "ApiVersions response");
+  if (!decoded.ok()) return decoded.status();
   ApiVersionsResponse response;
-  response.broker_version = std::string(reader.short_string());
-  const int32_t count = reader.i32();
-  if (!reader.ok() || count < 0 ||
-      static_cast<size_t>(count) != reader.remaining() / kApiRangeBytes ||
-      reader.remaining() % kApiRangeBytes != 0) {
-    return Status(ErrorCode::kCorruptMessage, "malformed ApiVersions response body");
-  }
-  response.apis.reserve(static_cast<size_t>(count));
-  for (int32_t i = 0; i < count; ++i) {
-    ApiVersionRange api;
-    api.api_key = reader.i16();
-    api.min_version = reader.i16();
-    api.max_version = reader.i16();
-    response.apis.push_back(api);
-  }
+  response.broker_version = std::string(decoded->broker_version);
+  response.apis.assign(decoded->apis.begin(), decoded->apis.end());
   return response;
 }
 

@@ -6,6 +6,7 @@
 
 #include "spillway/common/endian.h"
 #include "spillway/common/error_text.h"
+#include "spillway/common/messages/native.h"
 
 namespace spillway::frame {
 
@@ -88,93 +89,40 @@ Status decode_response_header(std::span<const std::byte, kResponseHeaderBytes> i
   return Status::Ok();
 }
 
+namespace {
+
+// An error response's body: the message (its safe form on the wire).
+struct ErrorBody {
+  wire::ErrorText message;
+
+  static constexpr auto fields() { return std::tuple{wire::Field<&ErrorBody::message>{"message"}}; }
+};
+
+}  // namespace
+
 size_t encode_error_response(int32_t correlation_id, ErrorCode code, std::string_view message,
                              std::span<std::byte, kMaxErrorFrameBytes> out) noexcept {
   static_assert(kMaxErrorTextBytes <= kMaxErrorMessageBytes);
-  struct Cursor {
-    std::byte* at;
-  } cursor{out.data() + kResponseHeaderBytes + 2};
-  const size_t message_bytes = write_error_text(
-      message,
-      [](void* ctx, std::string_view piece) {
-        auto& c = *static_cast<Cursor*>(ctx);
-        std::memcpy(c.at, piece.data(), piece.size());
-        c.at += piece.size();
-      },
-      &cursor);
-  ResponseHeader header{correlation_id, code, static_cast<uint32_t>(2 + message_bytes)};
-  encode_response_header(header, out.first<kResponseHeaderBytes>());
-  store_be<uint16_t>(out.data() + kResponseHeaderBytes, static_cast<uint16_t>(message_bytes));
-  return kResponseHeaderBytes + 2 + message_bytes;
+  const ErrorBody body{message};
+  // kMaxErrorFrameBytes holds the longest safe message, so this never spills.
+  WriteBuffer buffer(out.subspan(kResponseHeaderBytes));
+  const Status encoded = wire::encode(body, messages::kNative, buffer);
+  (void)encoded;
+  const auto body_bytes = static_cast<uint32_t>(buffer.bytes_written());
+  encode_response_header({correlation_id, code, body_bytes}, out.first<kResponseHeaderBytes>());
+  return kResponseHeaderBytes + body_bytes;
 }
 
 Status decode_error_body(ErrorCode code, std::span<const std::byte> body) {
-  BodyReader reader(body);
-  std::string_view message = reader.short_string();
-  if (!reader.ok() || reader.remaining() != 0) {
+  Result<ErrorBody> decoded = wire::decode<ErrorBody>(body, messages::kNative, "error body");
+  if (!decoded.ok()) {
     return Status(ErrorCode::kCorruptMessage,
                   std::string("malformed error body for code ") + error_code_name(code));
   }
   if (code == ErrorCode::kOk) {
     return Status(ErrorCode::kCorruptMessage, "error body with error code 0");
   }
-  return Status(code, std::string(message));
-}
-
-const std::byte* BodyReader::take(size_t n) noexcept {
-  if (!ok_ || rest_.size() < n) {
-    fail();
-    return nullptr;
-  }
-  const std::byte* p = rest_.data();
-  rest_ = rest_.subspan(n);
-  return p;
-}
-
-int16_t BodyReader::i16() noexcept {
-  const std::byte* p = take(2);
-  return p ? load_be<int16_t>(p) : 0;
-}
-
-int32_t BodyReader::i32() noexcept {
-  const std::byte* p = take(4);
-  return p ? load_be<int32_t>(p) : 0;
-}
-
-uint16_t BodyReader::u16() noexcept {
-  const std::byte* p = take(2);
-  return p ? load_be<uint16_t>(p) : 0;
-}
-
-std::string_view BodyReader::short_string() noexcept {
-  const uint16_t n = u16();
-  const std::byte* p = take(n);
-  return p ? std::string_view(reinterpret_cast<const char*>(p), n) : std::string_view();
-}
-
-void BodyWriter::i16(int16_t v) {
-  const size_t at = out_.size();
-  out_.resize(at + 2);
-  store_be<int16_t>(out_.data() + at, v);
-}
-
-void BodyWriter::i32(int32_t v) {
-  const size_t at = out_.size();
-  out_.resize(at + 4);
-  store_be<int32_t>(out_.data() + at, v);
-}
-
-void BodyWriter::u16(uint16_t v) {
-  const size_t at = out_.size();
-  out_.resize(at + 2);
-  store_be<uint16_t>(out_.data() + at, v);
-}
-
-void BodyWriter::short_string(std::string_view s) {
-  const size_t n = std::min<size_t>(s.size(), UINT16_MAX);
-  u16(static_cast<uint16_t>(n));
-  const auto* bytes = reinterpret_cast<const std::byte*>(s.data());
-  out_.insert(out_.end(), bytes, bytes + n);
+  return Status(code, std::string(decoded->message.text));
 }
 
 }  // namespace spillway::frame

@@ -23,7 +23,7 @@ void ProduceRequestWriter::begin_topic(std::string_view name) noexcept {
   end_topic();
   ++topic_count_;
   partition_count_ = 0;
-  w_.string(name);
+  wire::write_value(w_, name, kNative, false);
   partition_count_pos_ = w_.position();
   w_.i32(0);
 }
@@ -34,12 +34,12 @@ void ProduceRequestWriter::begin_partition(int32_t partition) noexcept {
   ++partition_count_;
   w_.i32(partition);
   batch_length_pos_ = w_.position();
-  w_.bytes_header(0);
+  w_.i32(0);  // the batch's length, patched by end_partition()
 }
 
 void ProduceRequestWriter::end_partition() noexcept {
   if (!ok()) return;
-  const uint64_t length = w_.position() - batch_length_pos_ - kBytesHeaderBytes;
+  const uint64_t length = w_.position() - batch_length_pos_ - sizeof(int32_t);
   if (length > static_cast<uint64_t>(INT32_MAX)) {
     too_large_ = Status(ErrorCode::kInvalidArgument, "record batch longer than 2 GiB");
     return;

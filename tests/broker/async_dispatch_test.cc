@@ -21,7 +21,7 @@ using testing::read_exactly;
 
 // Holds requests until it has `batch` of them, then finishes them in reverse
 // order, each from another core's thread via a post back.
-class ReversingHandler final : public AsyncHandler {
+class ReversingHandler final : public Handler {
  public:
   ReversingHandler(Server*& server, size_t batch) : server_(server), batch_(batch) {}
   void handle(Exchange& exchange) override {

@@ -28,20 +28,49 @@ frame::RequestHeader header(int16_t key, int16_t version, int32_t correlation_id
   return frame::RequestHeader{key, version, correlation_id, 0};
 }
 
+// A handler made of a function (the tests' own handlers).
+template <typename F>
+class FunctionHandler final : public Handler {
+ public:
+  explicit FunctionHandler(F f) : f_(std::move(f)) {}
+  void handle(Exchange& exchange) override { f_(exchange); }
+
+ private:
+  F f_;
+};
+
+// Runs `request` through `dispatcher` on an exchange, as a connection does,
+// and returns the response frame. The handlers here finish at once.
+std::vector<std::byte> run(const Dispatcher& dispatcher, frame::RequestHeader request,
+                           std::span<const std::byte> body) {
+  asio::io_context context;
+  Exchange exchange;
+  request.body_bytes = static_cast<uint32_t>(body.size());
+  exchange.reset(request, body, context, nullptr, nullptr, nullptr);
+  dispatcher.dispatch(exchange);
+  EXPECT_TRUE(exchange.finished());
+  std::vector<std::byte> out;
+  for (const iovec& v : exchange.frame_segments()) {
+    const auto* p = static_cast<const std::byte*>(v.iov_base);
+    out.insert(out.end(), p, p + v.iov_len);
+  }
+  exchange.recycle();
+  return out;
+}
+
 TEST(Dispatcher, RoutesByKeyAndFramesTheBody) {
   Dispatcher dispatcher;
   int calls = 0;
-  dispatcher.add(frame::ApiKey::kMetadata, 0, 2,
-                 [&](const Request& request, std::vector<std::byte>& out) {
-                   ++calls;
-                   EXPECT_EQ(request.header.api_version, 1);
-                   EXPECT_EQ(request.body.size(), 2u);
-                   out.push_back(std::byte{0xab});
-                   return Status::Ok();
-                 });
-  std::vector<std::byte> out;
+  FunctionHandler handler([&](Exchange& exchange) {
+    ++calls;
+    EXPECT_EQ(exchange.header().api_version, 1);
+    EXPECT_EQ(exchange.body().size(), 2u);
+    const std::byte ab{0xab};
+    exchange.finish(exchange.out().write({&ab, 1}));
+  });
+  dispatcher.add(frame::ApiKey::kMetadata, 0, 2, &handler);
   const std::array<std::byte, 2> body{};
-  dispatcher.dispatch(header(3, 1, 55), body, out);
+  std::vector<std::byte> out = run(dispatcher, header(3, 1, 55), body);
   EXPECT_EQ(calls, 1);
   Decoded d = decode(out);
   EXPECT_EQ(d.header.correlation_id, 55);
@@ -52,12 +81,13 @@ TEST(Dispatcher, RoutesByKeyAndFramesTheBody) {
 
 TEST(Dispatcher, HandlerErrorBecomesAnErrorResponseAndDropsPartialBody) {
   Dispatcher dispatcher;
-  dispatcher.add(frame::ApiKey::kFetch, 0, 0, [](const Request&, std::vector<std::byte>& out) {
-    out.resize(out.size() + 100);
-    return Status(ErrorCode::kOffsetOutOfRange, "offset 9 is past the end");
+  FunctionHandler handler([](Exchange& exchange) {
+    const std::array<std::byte, 100> partial{};
+    (void)exchange.out().write(partial);
+    exchange.finish(Status(ErrorCode::kOffsetOutOfRange, "offset 9 is past the end"));
   });
-  std::vector<std::byte> out;
-  dispatcher.dispatch(header(2, 0, 8), {}, out);
+  dispatcher.add(frame::ApiKey::kFetch, 0, 0, &handler);
+  std::vector<std::byte> out = run(dispatcher, header(2, 0, 8), {});
   Decoded d = decode(out);
   EXPECT_EQ(d.header.error_code, ErrorCode::kOffsetOutOfRange);
   EXPECT_EQ(frame::decode_error_body(d.header.error_code, d.body).message(),
@@ -66,30 +96,30 @@ TEST(Dispatcher, HandlerErrorBecomesAnErrorResponseAndDropsPartialBody) {
 
 TEST(Dispatcher, UnknownKeysAndVersionsGetUnsupportedVersion) {
   Dispatcher dispatcher;
-  add_api_versions_handler(dispatcher, "spillway-broker test");
-  std::vector<std::byte> out;
+  ApiVersionsHandler api_versions(dispatcher, "spillway-broker test");
+  dispatcher.add(frame::ApiKey::kApiVersions, 0, 0, &api_versions);
   for (int16_t key : {int16_t{1}, int16_t{63}, int16_t{64}, int16_t{-5}, int16_t{32767}}) {
-    dispatcher.dispatch(header(key, 0, key), {}, out);
+    std::vector<std::byte> out = run(dispatcher, header(key, 0, key), {});
     Decoded d = decode(out);
     EXPECT_EQ(d.header.correlation_id, key);
     EXPECT_EQ(d.header.error_code, ErrorCode::kUnsupportedVersion) << key;
     EXPECT_EQ(frame::decode_error_body(d.header.error_code, d.body).message(),
               "unknown api key " + std::to_string(key));
   }
-  dispatcher.dispatch(header(0, 1, 4), {}, out);
+  std::vector<std::byte> out = run(dispatcher, header(0, 1, 4), {});
   Decoded d = decode(out);
   EXPECT_EQ(d.header.error_code, ErrorCode::kUnsupportedVersion);
 }
 
 TEST(ApiVersionsHandler, ListsWhatTheDispatcherServes) {
   Dispatcher dispatcher;
-  add_api_versions_handler(dispatcher, "spillway-broker test");
-  dispatcher.add(frame::ApiKey::kProduce, 1, 3,
-                 [](const Request&, std::vector<std::byte>&) { return Status::Ok(); });
+  ApiVersionsHandler api_versions(dispatcher, "spillway-broker test");
+  dispatcher.add(frame::ApiKey::kApiVersions, 0, 0, &api_versions);
+  FunctionHandler produce([](Exchange& exchange) { exchange.finish(Status::Ok()); });
+  dispatcher.add(frame::ApiKey::kProduce, 1, 3, &produce);
   std::vector<std::byte> request_body;
   encode_api_versions_request("unit-test", request_body);
-  std::vector<std::byte> out;
-  dispatcher.dispatch(header(0, 0, 1), request_body, out);
+  std::vector<std::byte> out = run(dispatcher, header(0, 0, 1), request_body);
   Decoded d = decode(out);
   ASSERT_EQ(d.header.error_code, ErrorCode::kOk);
   Result<ApiVersionsResponse> response = decode_api_versions_response(d.body);
@@ -104,10 +134,10 @@ TEST(ApiVersionsHandler, ListsWhatTheDispatcherServes) {
 
 TEST(ApiVersionsHandler, MalformedRequestBodyIsCorrupt) {
   Dispatcher dispatcher;
-  add_api_versions_handler(dispatcher, "v");
+  ApiVersionsHandler api_versions(dispatcher, "v");
+  dispatcher.add(frame::ApiKey::kApiVersions, 0, 0, &api_versions);
   const std::array<std::byte, 1> body{};
-  std::vector<std::byte> out;
-  dispatcher.dispatch(header(0, 0, 1), body, out);
+  std::vector<std::byte> out = run(dispatcher, header(0, 0, 1), body);
   EXPECT_EQ(decode(out).header.error_code, ErrorCode::kCorruptMessage);
 }
 

@@ -2,6 +2,7 @@
 // body codec: byte layout as docs/protocol.md gives it, limits checked before
 // anything is sized, malformed input rejected.
 #include "spillway/common/frame.h"
+#include "spillway/common/wire/primitives.h"
 
 #include <gtest/gtest.h>
 
@@ -111,9 +112,9 @@ TEST(FrameHeader, MalformedErrorBodiesAreCorrupt) {
   EXPECT_EQ(decode_error_body(ErrorCode::kTimeout, trailing).code(), ErrorCode::kCorruptMessage);
 }
 
-TEST(BodyReader, FailsOnceAndStaysFailed) {
+TEST(WireReader, FailsOnceAndStaysFailed) {
   const std::array<std::byte, 3> bytes = {b(0), b(7), b(1)};
-  BodyReader reader(bytes);
+  wire::WireReader reader(bytes);
   EXPECT_EQ(reader.i16(), 7);
   EXPECT_EQ(reader.i16(), 0);  // only one byte left
   EXPECT_FALSE(reader.ok());

@@ -16,7 +16,7 @@ namespace {
 class ServerTest : public ::testing::Test {
  protected:
   void start(ServerOptions options) {
-    add_api_versions_handler(dispatcher_, "spillway-broker server-test");
+    dispatcher_.add(frame::ApiKey::kApiVersions, 0, 0, &api_versions_);
     options.listen = HostPort{"127.0.0.1", 0};
     options.handle_signals = false;
     server_ = std::make_unique<Server>(options, dispatcher_);
@@ -31,6 +31,7 @@ class ServerTest : public ::testing::Test {
   }
 
   Dispatcher dispatcher_;
+  ApiVersionsHandler api_versions_{dispatcher_, "spillway-broker server-test"};
   std::unique_ptr<Server> server_;
   std::thread runner_;
   std::string address_;

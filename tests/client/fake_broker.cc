@@ -289,7 +289,7 @@ bool FakeBroker::handle(int16_t api_key, int32_t, std::span<const std::byte> bod
               data.back().insert(data.back().end(), b.begin(), b.end());
             }
             total += data.back().size();
-            r.records = data.back();
+            r.records.bytes = data.back();
             results.back().push_back(r);
           }
         }

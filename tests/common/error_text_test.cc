@@ -5,7 +5,7 @@
 
 #include <array>
 
-#include "spillway/common/messages/wire.h"
+#include "spillway/common/wire/codec.h"
 #include "spillway/common/write_buffer.h"
 
 namespace spillway {
@@ -64,16 +64,23 @@ TEST(ErrorText, LongTextIsCutAtAPieceBoundaryAndMarked) {
 }
 
 TEST(ErrorText, WireErrorMessagesAreWrittenInTheSafeForm) {
+  struct Body {
+    wire::ErrorText message;
+    static constexpr auto fields() { return std::tuple{wire::Field<&Body::message>{"message"}}; }
+  };
   std::array<std::byte, 64> scratch;
   WriteBuffer buf(scratch);
-  messages::WireWriter w(buf);
-  w.error_message("bad \xff at /x/y/z");
-  ASSERT_TRUE(w.ok());
-  std::vector<std::byte> bytes(buf.bytes_written());
-  buf.copy_to(bytes);
-  messages::WireReader r(bytes);
-  EXPECT_EQ(r.string(), "bad \\xff at z");
-  EXPECT_EQ(r.remaining(), 0u);
+  for (bool flexible : {false, true}) {
+    SCOPED_TRACE(flexible);
+    const wire::Context c{0, flexible};
+    buf.release();
+    ASSERT_TRUE(wire::encode(Body{"bad \xff at /x/y/z"}, c, buf).ok());
+    std::vector<std::byte> bytes(buf.bytes_written());
+    buf.copy_to(bytes);
+    Result<Body> back = wire::decode<Body>(bytes, c, "Body");
+    ASSERT_TRUE(back.ok());
+    EXPECT_EQ(back->message.text, "bad \\xff at z");
+  }
 }
 
 }  // namespace

@@ -275,7 +275,7 @@ class WireClient : public RawClient {
         out.message = std::string(p.error_message);
         out.high_watermark = p.high_watermark;
         out.log_start_offset = p.log_start_offset;
-        out.records.assign(p.records.begin(), p.records.end());
+        out.records.assign(p.records.bytes.begin(), p.records.bytes.end());
       }
     }
     return out;

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "spillway/common/messages/native.h"
 #include "spillway/common/status.h"
 
 namespace spillway {
@@ -20,20 +21,50 @@ struct ApiVersionRange {
   int16_t api_key = 0;
   int16_t min_version = 0;
   int16_t max_version = 0;
+
+  static constexpr auto fields() {
+    return std::tuple{
+        wire::Field<&ApiVersionRange::api_key>{"api_key"},
+        wire::Field<&ApiVersionRange::min_version>{"min_version"},
+        wire::Field<&ApiVersionRange::max_version>{"max_version"},
+    };
+  }
 };
 
+// On the wire.
+struct ApiVersionsRequestBody {
+  std::string_view client_version;  // e.g. "spillway-cli 0.1.0"
+
+  static constexpr auto fields() {
+    return std::tuple{wire::Field<&ApiVersionsRequestBody::client_version>{"client_version"}};
+  }
+};
+
+struct ApiVersionsResponseBody {
+  std::string_view broker_version;
+  wire::Array<ApiVersionRange> apis;
+
+  static constexpr auto fields() {
+    return std::tuple{
+        wire::Field<&ApiVersionsResponseBody::broker_version>{"broker_version"},
+        wire::Field<&ApiVersionsResponseBody::apis>{"apis"},
+    };
+  }
+};
+
+// The decoded response, owning its data (what Admin::api_versions() gives
+// an application).
 struct ApiVersionsResponse {
   std::string broker_version;  // e.g. "spillway-broker 0.1.0"
   std::vector<ApiVersionRange> apis;
 };
 
-// Request body: the client's software name and version, for the broker's log.
+// Appends the encoded body to `out`.
 void encode_api_versions_request(std::string_view client_version, std::vector<std::byte>& out);
-// Returns the client version string, a view into `body`.
+// The client's version string, a view into `body`. kCorruptMessage if
+// malformed.
 Result<std::string_view> decode_api_versions_request(std::span<const std::byte> body);
 
-// Response body. The api count is checked against the bytes present before
-// anything is reserved, so a lying count costs nothing.
 void encode_api_versions_response(const ApiVersionsResponse& response, std::vector<std::byte>& out);
 Result<ApiVersionsResponse> decode_api_versions_response(std::span<const std::byte> body);
 

@@ -94,48 +94,4 @@ size_t encode_error_response(int32_t correlation_id, ErrorCode code, std::string
 // Status it reports. A malformed body yields kCorruptMessage.
 Status decode_error_body(ErrorCode code, std::span<const std::byte> body);
 
-// A bounds-checked cursor over a received body. Every read checks the bytes
-// left first; after a failed read the reader is exhausted and ok() is false,
-// so a decoder can read a whole structure and check ok() once.
-class BodyReader {
- public:
-  explicit BodyReader(std::span<const std::byte> body) noexcept : rest_(body) {}
-
-  int16_t i16() noexcept;
-  int32_t i32() noexcept;
-  uint16_t u16() noexcept;
-  // A [u16 length][bytes] string; the view points into the body.
-  std::string_view short_string() noexcept;
-
-  bool ok() const noexcept { return ok_; }
-  size_t remaining() const noexcept { return rest_.size(); }
-  // Marks the reader failed (for a decoder that finds a value out of range).
-  void fail() noexcept {
-    ok_ = false;
-    rest_ = {};
-  }
-
- private:
-  const std::byte* take(size_t n) noexcept;
-
-  std::span<const std::byte> rest_;
-  bool ok_ = true;
-};
-
-// Appends big-endian values to a growable body. Bodies are small control
-// messages for now; bulk data moves to the pooled WriteBuffer (issue 3).
-class BodyWriter {
- public:
-  explicit BodyWriter(std::vector<std::byte>& out) noexcept : out_(out) {}
-
-  void i16(int16_t v);
-  void i32(int32_t v);
-  void u16(uint16_t v);
-  // Writes [u16 length][bytes]; `s` is cut to 65535 bytes.
-  void short_string(std::string_view s);
-
- private:
-  std::vector<std::byte>& out_;
-};
-
 }  // namespace spillway::frame

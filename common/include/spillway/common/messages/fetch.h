@@ -7,7 +7,7 @@
 #include <span>
 #include <string_view>
 
-#include "spillway/common/messages/wire.h"
+#include "spillway/common/messages/native.h"
 
 namespace spillway::messages {
 
@@ -18,25 +18,41 @@ struct FetchPartitionRequest {
   int64_t fetch_offset = 0;
   int32_t partition_max_bytes = 0;
 
-  static constexpr size_t kMinWireBytes = 4 + 8 + 4;
-  static bool read(WireReader& r, FetchPartitionRequest* out) noexcept;
-  static void write(WireWriter& w, const FetchPartitionRequest& v) noexcept;
+  static constexpr auto fields() {
+    return std::tuple{
+        Field<&FetchPartitionRequest::partition>{"partition"},
+        Field<&FetchPartitionRequest::fetch_offset>{"fetch_offset"},
+        Field<&FetchPartitionRequest::partition_max_bytes>{"partition_max_bytes"},
+    };
+  }
 };
 
 struct FetchTopicRequest {
   std::string_view name;
-  WireArray<FetchPartitionRequest> partitions;
+  Array<FetchPartitionRequest> partitions;
 
-  static constexpr size_t kMinWireBytes = kStringHeaderBytes + kArrayHeaderBytes;
-  static bool read(WireReader& r, FetchTopicRequest* out) noexcept;
-  static void write(WireWriter& w, const FetchTopicRequest& v) noexcept;
+  static constexpr auto fields() {
+    return std::tuple{
+        Field<&FetchTopicRequest::name>{"name"},
+        Field<&FetchTopicRequest::partitions>{"partitions"},
+    };
+  }
 };
 
 struct FetchRequest {
   int32_t max_wait_ms = 0;
   int32_t min_bytes = 0;
   int32_t max_bytes = 0;
-  WireArray<FetchTopicRequest> topics;
+  Array<FetchTopicRequest> topics;
+
+  static constexpr auto fields() {
+    return std::tuple{
+        Field<&FetchRequest::max_wait_ms>{"max_wait_ms"},
+        Field<&FetchRequest::min_bytes>{"min_bytes"},
+        Field<&FetchRequest::max_bytes>{"max_bytes"},
+        Field<&FetchRequest::topics>{"topics"},
+    };
+  }
 };
 
 // Errors: kCorruptMessage naming what is malformed.
@@ -46,38 +62,45 @@ Status encode_fetch_request(const FetchRequest& request, WriteBuffer& out) noexc
 struct FetchPartitionResult {
   int32_t partition = 0;
   ErrorCode error_code = ErrorCode::kOk;
-  std::string_view error_message;
+  ErrorText error_message;
   int64_t high_watermark = -1;
   int64_t log_start_offset = -1;
   // Zero or more whole stored RecordBatch v2 batches, verbatim. The first
-  // may start before the fetch offset.
-  std::span<const std::byte> records;
+  // may start before the fetch offset. The broker writes them straight
+  // from the log (Records::write_deferred).
+  Records records;
 
-  static constexpr size_t kMinWireBytes = 4 + 2 + kStringHeaderBytes + 8 + 8 + kBytesHeaderBytes;
-  static bool read(WireReader& r, FetchPartitionResult* out) noexcept;
-  static void write(WireWriter& w, const FetchPartitionResult& v) noexcept;
+  static constexpr auto fields() {
+    return std::tuple{
+        Field<&FetchPartitionResult::partition>{"partition"},
+        Field<&FetchPartitionResult::error_code>{"error_code"},
+        Field<&FetchPartitionResult::error_message>{"error_message"},
+        Field<&FetchPartitionResult::high_watermark>{"high_watermark"},
+        Field<&FetchPartitionResult::log_start_offset>{"log_start_offset"},
+        Field<&FetchPartitionResult::records>{"records"},
+    };
+  }
 };
 
 struct FetchTopicResult {
   std::string_view name;
-  WireArray<FetchPartitionResult> results;
+  Array<FetchPartitionResult> results;
 
-  static constexpr size_t kMinWireBytes = kStringHeaderBytes + kArrayHeaderBytes;
-  static bool read(WireReader& r, FetchTopicResult* out) noexcept;
-  static void write(WireWriter& w, const FetchTopicResult& v) noexcept;
+  static constexpr auto fields() {
+    return std::tuple{
+        Field<&FetchTopicResult::name>{"name"},
+        Field<&FetchTopicResult::results>{"results"},
+    };
+  }
 };
 
 struct FetchResponse {
-  WireArray<FetchTopicResult> topics;
+  Array<FetchTopicResult> topics;
+
+  static constexpr auto fields() { return std::tuple{Field<&FetchResponse::topics>{"topics"}}; }
 };
 
 Result<FetchResponse> decode_fetch_response(std::span<const std::byte> body);
 Status encode_fetch_response(const FetchResponse& response, WriteBuffer& out) noexcept;
-
-// Writes the fixed fields of one partition result up to and including the
-// [i32 length] of `records`; the caller then appends exactly `records_bytes`
-// bytes (e.g. read straight from a log segment into the buffer).
-void write_fetch_partition_header(WireWriter& w, const FetchPartitionResult& v,
-                                  int32_t records_bytes) noexcept;
 
 }  // namespace spillway::messages

@@ -1,21 +1,32 @@
 // Body codec of Metadata (api key 3, version 0): topics with their settings
-// and each partition's log start offset, high watermark and error. Layout in
-// docs/protocol.md ("Metadata").
+// and each partition's log start offset, high watermark and state. Layout
+// in docs/protocol.md ("Metadata").
 #pragma once
 
 #include <cstdint>
 #include <span>
 #include <string_view>
 
-#include "spillway/common/messages/wire.h"
+#include "spillway/common/messages/native.h"
 
 namespace spillway::messages {
 
 inline constexpr int16_t kMetadataVersion = 0;
 
+// The request as callers use it; on the wire "all topics" is a null topic
+// array (MetadataRequestBody).
 struct MetadataRequest {
-  bool all_topics = true;              // on the wire: a topic count of -1
-  WireArray<std::string_view> topics;  // used when !all_topics
+  bool all_topics = true;
+  Array<std::string_view> topics;  // used when !all_topics
+};
+
+struct MetadataRequestBody {
+  Array<std::string_view> topics;  // null = every topic
+
+  static constexpr auto fields() {
+    return std::tuple{
+        Field<&MetadataRequestBody::topics>{"topics", wire::kAllVersions, wire::kAllVersions}};
+  }
 };
 
 Result<MetadataRequest> decode_metadata_request(std::span<const std::byte> body);
@@ -28,30 +39,47 @@ struct MetadataPartition {
   // Why the partition cannot serve (corrupt_message: its log is damaged on
   // disk, see error_message); kOk when it can.
   ErrorCode error_code = ErrorCode::kOk;
-  std::string_view error_message;
+  ErrorText error_message;
 
-  static constexpr size_t kMinWireBytes = 4 + 8 + 8 + 2 + kStringHeaderBytes;
-  static bool read(WireReader& r, MetadataPartition* out) noexcept;
-  static void write(WireWriter& w, const MetadataPartition& v) noexcept;
+  static constexpr auto fields() {
+    return std::tuple{
+        Field<&MetadataPartition::partition>{"partition"},
+        Field<&MetadataPartition::log_start_offset>{"log_start_offset"},
+        Field<&MetadataPartition::high_watermark>{"high_watermark"},
+        Field<&MetadataPartition::error_code>{"error_code"},
+        Field<&MetadataPartition::error_message>{"error_message"},
+    };
+  }
 };
 
 struct MetadataTopic {
   std::string_view name;
   ErrorCode error_code = ErrorCode::kOk;
-  std::string_view error_message;
+  ErrorText error_message;
   std::string_view flush_policy;  // "durable" | "interval"
   int64_t retention_bytes = -1;   // -1 = unlimited
   int64_t retention_ms = -1;      // -1 = unlimited
-  WireArray<MetadataPartition> partitions;
+  Array<MetadataPartition> partitions;
 
-  static constexpr size_t kMinWireBytes =
-      kStringHeaderBytes + 2 + kStringHeaderBytes + kStringHeaderBytes + 8 + 8 + kArrayHeaderBytes;
-  static bool read(WireReader& r, MetadataTopic* out) noexcept;
-  static void write(WireWriter& w, const MetadataTopic& v) noexcept;
+  static constexpr auto fields() {
+    return std::tuple{
+        Field<&MetadataTopic::name>{"name"},
+        Field<&MetadataTopic::error_code>{"error_code"},
+        Field<&MetadataTopic::error_message>{"error_message"},
+        Field<&MetadataTopic::flush_policy>{"flush_policy"},
+        Field<&MetadataTopic::retention_bytes>{"retention_bytes"},
+        Field<&MetadataTopic::retention_ms>{"retention_ms"},
+        Field<&MetadataTopic::partitions>{"partitions"},
+    };
+  }
 };
 
 struct MetadataResponse {
-  WireArray<MetadataTopic> topics;
+  Array<MetadataTopic> topics;
+
+  static constexpr auto fields() {
+    return std::tuple{Field<&MetadataResponse::topics>{"topics"}};
+  }
 };
 
 Result<MetadataResponse> decode_metadata_response(std::span<const std::byte> body);

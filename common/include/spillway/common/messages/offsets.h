@@ -7,7 +7,7 @@
 #include <span>
 #include <string_view>
 
-#include "spillway/common/messages/wire.h"
+#include "spillway/common/messages/native.h"
 
 namespace spillway::messages {
 
@@ -18,23 +18,36 @@ struct CommitOffsetEntry {
   int32_t partition = 0;
   int64_t offset = 0;  // the next offset to consume
 
-  static constexpr size_t kMinWireBytes = 4 + 8;
-  static bool read(WireReader& r, CommitOffsetEntry* out) noexcept;
-  static void write(WireWriter& w, const CommitOffsetEntry& v) noexcept;
+  static constexpr auto fields() {
+    return std::tuple{
+        Field<&CommitOffsetEntry::partition>{"partition"},
+        Field<&CommitOffsetEntry::offset>{"offset"},
+    };
+  }
 };
 
 struct CommitOffsetsTopic {
   std::string_view name;
-  WireArray<CommitOffsetEntry> entries;
+  Array<CommitOffsetEntry> entries;
 
-  static constexpr size_t kMinWireBytes = kStringHeaderBytes + kArrayHeaderBytes;
-  static bool read(WireReader& r, CommitOffsetsTopic* out) noexcept;
-  static void write(WireWriter& w, const CommitOffsetsTopic& v) noexcept;
+  static constexpr auto fields() {
+    return std::tuple{
+        Field<&CommitOffsetsTopic::name>{"name"},
+        Field<&CommitOffsetsTopic::entries>{"entries"},
+    };
+  }
 };
 
 struct CommitOffsetsRequest {
   std::string_view group;
-  WireArray<CommitOffsetsTopic> topics;
+  Array<CommitOffsetsTopic> topics;
+
+  static constexpr auto fields() {
+    return std::tuple{
+        Field<&CommitOffsetsRequest::group>{"group"},
+        Field<&CommitOffsetsRequest::topics>{"topics"},
+    };
+  }
 };
 
 Result<CommitOffsetsRequest> decode_commit_offsets_request(std::span<const std::byte> body);
@@ -44,24 +57,35 @@ Status encode_commit_offsets_request(const CommitOffsetsRequest& request,
 struct PartitionError {
   int32_t partition = 0;
   ErrorCode error_code = ErrorCode::kOk;
-  std::string_view error_message;
+  ErrorText error_message;
 
-  static constexpr size_t kMinWireBytes = 4 + 2 + kStringHeaderBytes;
-  static bool read(WireReader& r, PartitionError* out) noexcept;
-  static void write(WireWriter& w, const PartitionError& v) noexcept;
+  static constexpr auto fields() {
+    return std::tuple{
+        Field<&PartitionError::partition>{"partition"},
+        Field<&PartitionError::error_code>{"error_code"},
+        Field<&PartitionError::error_message>{"error_message"},
+    };
+  }
 };
 
 struct CommitOffsetsTopicResult {
   std::string_view name;
-  WireArray<PartitionError> results;
+  Array<PartitionError> results;
 
-  static constexpr size_t kMinWireBytes = kStringHeaderBytes + kArrayHeaderBytes;
-  static bool read(WireReader& r, CommitOffsetsTopicResult* out) noexcept;
-  static void write(WireWriter& w, const CommitOffsetsTopicResult& v) noexcept;
+  static constexpr auto fields() {
+    return std::tuple{
+        Field<&CommitOffsetsTopicResult::name>{"name"},
+        Field<&CommitOffsetsTopicResult::results>{"results"},
+    };
+  }
 };
 
 struct CommitOffsetsResponse {
-  WireArray<CommitOffsetsTopicResult> topics;
+  Array<CommitOffsetsTopicResult> topics;
+
+  static constexpr auto fields() {
+    return std::tuple{Field<&CommitOffsetsResponse::topics>{"topics"}};
+  }
 };
 
 Result<CommitOffsetsResponse> decode_commit_offsets_response(std::span<const std::byte> body);
@@ -70,16 +94,26 @@ Status encode_commit_offsets_response(const CommitOffsetsResponse& response,
 
 struct FetchOffsetsTopic {
   std::string_view name;
-  WireArray<int32_t> partitions;
+  Array<int32_t> partitions;
 
-  static constexpr size_t kMinWireBytes = kStringHeaderBytes + kArrayHeaderBytes;
-  static bool read(WireReader& r, FetchOffsetsTopic* out) noexcept;
-  static void write(WireWriter& w, const FetchOffsetsTopic& v) noexcept;
+  static constexpr auto fields() {
+    return std::tuple{
+        Field<&FetchOffsetsTopic::name>{"name"},
+        Field<&FetchOffsetsTopic::partitions>{"partitions"},
+    };
+  }
 };
 
 struct FetchOffsetsRequest {
   std::string_view group;
-  WireArray<FetchOffsetsTopic> topics;
+  Array<FetchOffsetsTopic> topics;
+
+  static constexpr auto fields() {
+    return std::tuple{
+        Field<&FetchOffsetsRequest::group>{"group"},
+        Field<&FetchOffsetsRequest::topics>{"topics"},
+    };
+  }
 };
 
 Result<FetchOffsetsRequest> decode_fetch_offsets_request(std::span<const std::byte> body);
@@ -89,24 +123,36 @@ struct FetchOffsetsResult {
   int32_t partition = 0;
   int64_t offset = -1;  // -1 = none committed
   ErrorCode error_code = ErrorCode::kOk;
-  std::string_view error_message;
+  ErrorText error_message;
 
-  static constexpr size_t kMinWireBytes = 4 + 8 + 2 + kStringHeaderBytes;
-  static bool read(WireReader& r, FetchOffsetsResult* out) noexcept;
-  static void write(WireWriter& w, const FetchOffsetsResult& v) noexcept;
+  static constexpr auto fields() {
+    return std::tuple{
+        Field<&FetchOffsetsResult::partition>{"partition"},
+        Field<&FetchOffsetsResult::offset>{"offset"},
+        Field<&FetchOffsetsResult::error_code>{"error_code"},
+        Field<&FetchOffsetsResult::error_message>{"error_message"},
+    };
+  }
 };
 
 struct FetchOffsetsTopicResult {
   std::string_view name;
-  WireArray<FetchOffsetsResult> results;
+  Array<FetchOffsetsResult> results;
 
-  static constexpr size_t kMinWireBytes = kStringHeaderBytes + kArrayHeaderBytes;
-  static bool read(WireReader& r, FetchOffsetsTopicResult* out) noexcept;
-  static void write(WireWriter& w, const FetchOffsetsTopicResult& v) noexcept;
+  static constexpr auto fields() {
+    return std::tuple{
+        Field<&FetchOffsetsTopicResult::name>{"name"},
+        Field<&FetchOffsetsTopicResult::results>{"results"},
+    };
+  }
 };
 
 struct FetchOffsetsResponse {
-  WireArray<FetchOffsetsTopicResult> topics;
+  Array<FetchOffsetsTopicResult> topics;
+
+  static constexpr auto fields() {
+    return std::tuple{Field<&FetchOffsetsResponse::topics>{"topics"}};
+  }
 };
 
 Result<FetchOffsetsResponse> decode_fetch_offsets_response(std::span<const std::byte> body);

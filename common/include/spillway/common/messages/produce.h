@@ -4,14 +4,14 @@
 //
 // The same structs serve both directions: decode_* fills them with views into
 // the body (valid as long as the body), and encode_* reads them from views of
-// caller-owned data (WireArray over a span).
+// caller-owned data (Array over a span).
 #pragma once
 
 #include <cstdint>
 #include <span>
 #include <string_view>
 
-#include "spillway/common/messages/wire.h"
+#include "spillway/common/messages/native.h"
 
 namespace spillway::messages {
 
@@ -31,56 +31,83 @@ struct ProducePartitionData {
   int32_t partition = kRouteByKey;
   std::span<const std::byte> record_batch;  // exactly one RecordBatch v2
 
-  static constexpr size_t kMinWireBytes = 4 + kBytesHeaderBytes;
-  static bool read(WireReader& r, ProducePartitionData* out) noexcept;
-  static void write(WireWriter& w, const ProducePartitionData& v) noexcept;
+  static constexpr auto fields() {
+    return std::tuple{
+        Field<&ProducePartitionData::partition>{"partition"},
+        Field<&ProducePartitionData::record_batch>{"record_batch"},
+    };
+  }
 };
 
 struct ProduceTopicData {
   std::string_view name;
-  WireArray<ProducePartitionData> partitions;
+  Array<ProducePartitionData> partitions;
 
-  static constexpr size_t kMinWireBytes = kStringHeaderBytes + kArrayHeaderBytes;
-  static bool read(WireReader& r, ProduceTopicData* out) noexcept;
-  static void write(WireWriter& w, const ProduceTopicData& v) noexcept;
+  static constexpr auto fields() {
+    return std::tuple{
+        Field<&ProduceTopicData::name>{"name"},
+        Field<&ProduceTopicData::partitions>{"partitions"},
+    };
+  }
 };
 
 struct ProduceRequest {
   Acks acks = Acks::kLeader;
   int32_t timeout_ms = 0;
-  WireArray<ProduceTopicData> topics;
+  Array<ProduceTopicData> topics;
+
+  static constexpr auto fields() {
+    return std::tuple{
+        Field<&ProduceRequest::acks>{"acks"},
+        Field<&ProduceRequest::timeout_ms>{"timeout_ms"},
+        Field<&ProduceRequest::topics>{"topics"},
+    };
+  }
 };
 
-// Errors: kCorruptMessage naming what is malformed (a count or length beyond
-// the body, trailing bytes, an acks value outside 0..2).
+// Errors: kCorruptMessage naming what is malformed. (The client streams its
+// requests with ProduceRequestWriter, which writes the same bytes.)
 Result<ProduceRequest> decode_produce_request(std::span<const std::byte> body);
-// Appends the body to `out`; the status of the first failed write.
 Status encode_produce_request(const ProduceRequest& request, WriteBuffer& out) noexcept;
 
 struct ProducePartitionResult {
   int32_t partition = 0;  // the actual partition
   ErrorCode error_code = ErrorCode::kOk;
-  std::string_view error_message;
+  ErrorText error_message;
   int64_t base_offset = -1;  // -1 with acks none or on error
   int32_t record_count = 0;
   int64_t log_start_offset = -1;
 
-  static constexpr size_t kMinWireBytes = 4 + 2 + kStringHeaderBytes + 8 + 4 + 8;
-  static bool read(WireReader& r, ProducePartitionResult* out) noexcept;
-  static void write(WireWriter& w, const ProducePartitionResult& v) noexcept;
+  static constexpr auto fields() {
+    return std::tuple{
+        Field<&ProducePartitionResult::partition>{"partition"},
+        Field<&ProducePartitionResult::error_code>{"error_code"},
+        Field<&ProducePartitionResult::error_message>{"error_message"},
+        Field<&ProducePartitionResult::base_offset>{"base_offset"},
+        Field<&ProducePartitionResult::record_count>{"record_count"},
+        Field<&ProducePartitionResult::log_start_offset>{"log_start_offset"},
+    };
+  }
 };
 
 struct ProduceTopicResult {
   std::string_view name;
-  WireArray<ProducePartitionResult> results;
+  Array<ProducePartitionResult> results;
 
-  static constexpr size_t kMinWireBytes = kStringHeaderBytes + kArrayHeaderBytes;
-  static bool read(WireReader& r, ProduceTopicResult* out) noexcept;
-  static void write(WireWriter& w, const ProduceTopicResult& v) noexcept;
+  static constexpr auto fields() {
+    return std::tuple{
+        Field<&ProduceTopicResult::name>{"name"},
+        Field<&ProduceTopicResult::results>{"results"},
+    };
+  }
 };
 
 struct ProduceResponse {
-  WireArray<ProduceTopicResult> topics;
+  Array<ProduceTopicResult> topics;
+
+  static constexpr auto fields() {
+    return std::tuple{Field<&ProduceResponse::topics>{"topics"}};
+  }
 };
 
 Result<ProduceResponse> decode_produce_response(std::span<const std::byte> body);

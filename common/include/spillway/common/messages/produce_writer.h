@@ -9,7 +9,6 @@
 #include <string_view>
 
 #include "spillway/common/messages/produce.h"
-#include "spillway/common/messages/wire.h"
 
 namespace spillway::messages {
 
@@ -44,7 +43,7 @@ class ProduceRequestWriter {
  private:
   void end_topic() noexcept;
 
-  WireWriter w_;
+  wire::WireWriter w_;
   Status too_large_;  // a batch over 2 GiB; later steps do nothing
   uint64_t topic_count_pos_ = 0;
   uint64_t partition_count_pos_ = 0;

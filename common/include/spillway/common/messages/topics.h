@@ -1,20 +1,20 @@
 // Body codecs of CreateTopics (api key 4) and DeleteTopics (api key 5),
-// version 0. Both answer with an empty body; errors travel in the response
-// frame header. Layout in docs/protocol.md ("CreateTopics", "DeleteTopics").
+// version 0: one topic per request; the answer is the frame header's error
+// code alone (empty body). Layouts in docs/protocol.md.
 #pragma once
 
 #include <cstdint>
 #include <span>
 #include <string_view>
 
-#include "spillway/common/messages/wire.h"
+#include "spillway/common/messages/native.h"
 
 namespace spillway::messages {
 
 inline constexpr int16_t kCreateTopicsVersion = 0;
 inline constexpr int16_t kDeleteTopicsVersion = 0;
 
-// Sentinels of the numeric CreateTopics settings.
+// Numeric settings: this value means "use the broker's default".
 inline constexpr int64_t kUseBrokerDefault = -2;
 inline constexpr int64_t kUnlimited = -1;
 
@@ -25,6 +25,17 @@ struct CreateTopicsRequest {
   int64_t retention_bytes = kUseBrokerDefault;  // -1 unlimited
   int64_t retention_ms = kUseBrokerDefault;     // -1 unlimited
   int64_t segment_bytes = kUseBrokerDefault;
+
+  static constexpr auto fields() {
+    return std::tuple{
+        Field<&CreateTopicsRequest::name>{"name"},
+        Field<&CreateTopicsRequest::partitions>{"partitions"},
+        Field<&CreateTopicsRequest::flush_policy>{"flush_policy"},
+        Field<&CreateTopicsRequest::retention_bytes>{"retention_bytes"},
+        Field<&CreateTopicsRequest::retention_ms>{"retention_ms"},
+        Field<&CreateTopicsRequest::segment_bytes>{"segment_bytes"},
+    };
+  }
 };
 
 Result<CreateTopicsRequest> decode_create_topics_request(std::span<const std::byte> body);
@@ -32,6 +43,10 @@ Status encode_create_topics_request(const CreateTopicsRequest& request, WriteBuf
 
 struct DeleteTopicsRequest {
   std::string_view name;
+
+  static constexpr auto fields() {
+    return std::tuple{Field<&DeleteTopicsRequest::name>{"name"}};
+  }
 };
 
 Result<DeleteTopicsRequest> decode_delete_topics_request(std::span<const std::byte> body);

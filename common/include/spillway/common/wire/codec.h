@@ -18,6 +18,7 @@
 //   std::span<const std::byte>, optional  BYTES: INT32 length (-1 = null);
 //                                         flexible: UNSIGNED_VARINT length+1
 //   Records                               as nullable BYTES
+//   ErrorText                             STRING, written in its safe form
 //   Array<T>                              INT32 count (-1 = null); flexible:
 //                                         UNSIGNED_VARINT count+1 (0 = null)
 //   a Described struct                    its fields; flexible versions end
@@ -36,16 +37,14 @@
 
 #include "spillway/common/endian.h"
 #include "spillway/common/ids.h"
-#include "spillway/common/messages/wire.h"
+#include "spillway/common/error_text.h"
 #include "spillway/common/status.h"
 #include "spillway/common/varint.h"
+#include "spillway/common/wire/primitives.h"
 #include "spillway/common/wire/schema.h"
 #include "spillway/common/write_buffer.h"
 
 namespace spillway::wire {
-
-using messages::WireReader;
-using messages::WireWriter;
 
 // RECORDS: zero or more record batches. Decoded, `bytes` views the body.
 // To encode bytes that are not in memory yet (a fetch response copies them
@@ -59,6 +58,29 @@ struct Records {
   const void* deferred_ctx = nullptr;
 
   uint64_t size() const noexcept { return write_deferred ? deferred_size : bytes.size(); }
+  bool empty() const noexcept { return size() == 0; }
+  // Decoded records read as the bytes they are.
+  operator std::span<const std::byte>() const noexcept { return bytes; }  // NOLINT
+};
+
+// An error message sent to a peer. It is written in its safe form
+// (error_text.h: the server's absolute paths shortened to their last
+// component, bytes that are not printable UTF-8 escaped, at most
+// kMaxErrorTextBytes), so no error a peer reads holds the server's paths or
+// raw bytes a client sent. Where the field is nullable, "" goes as null.
+// Decoded, `text` is what came (null reads as "").
+struct ErrorText {
+  std::string_view text;
+
+  ErrorText() noexcept = default;
+  ErrorText(std::string_view t) noexcept : text(t) {}  // NOLINT(google-explicit-constructor)
+  ErrorText(const char* t) noexcept : text(t) {}       // NOLINT(google-explicit-constructor)
+  ErrorText(const std::string& t) noexcept : text(t) {}  // NOLINT(google-explicit-constructor)
+  operator std::string_view() const noexcept { return text; }  // NOLINT
+  bool empty() const noexcept { return text.empty(); }
+  friend bool operator==(const ErrorText& a, const ErrorText& b) noexcept {
+    return a.text == b.text;
+  }
 };
 
 // Counts the bytes an encoding takes; the same calls as WireWriter.
@@ -359,6 +381,11 @@ bool read_value(WireReader& r, T& out, const Context& c, bool nullable) noexcept
     return true;
   } else if constexpr (std::is_same_v<T, std::optional<std::span<const std::byte>>>) {
     return detail::read_run(r, c, true, nullable, &out);
+  } else if constexpr (std::is_same_v<T, ErrorText>) {
+    std::optional<std::span<const std::byte>> run;
+    if (!detail::read_run(r, c, false, nullable, &run)) return false;
+    out = ErrorText(run ? detail::as_string(*run) : std::string_view());
+    return true;
   } else if constexpr (std::is_same_v<T, Records>) {
     std::optional<std::span<const std::byte>> run;
     if (!detail::read_run(r, c, true, nullable, &run)) return false;
@@ -408,6 +435,20 @@ void write_value(Out& w, const T& v, const Context& c, bool nullable) noexcept {
       return;
     }
     detail::write_run(w, c, true, *v);
+  } else if constexpr (std::is_same_v<T, ErrorText>) {
+    if (nullable && v.text.empty()) {
+      detail::write_length(w, c, false, -1);
+      return;
+    }
+    static_assert(kMaxErrorTextBytes <= INT16_MAX);
+    const size_t size = write_error_text(v.text, nullptr, nullptr);
+    detail::write_length(w, c, false, static_cast<int64_t>(size));
+    write_error_text(
+        v.text,
+        [](void* out, std::string_view piece) {
+          static_cast<Out*>(out)->raw(detail::as_bytes(piece));
+        },
+        &w);
   } else if constexpr (std::is_same_v<T, Records>) {
     if (v.null) {
       if (!nullable) w.fail(Status(ErrorCode::kInvalidArgument, "null records where not allowed"));
@@ -445,7 +486,8 @@ size_t min_value_bytes(const Context& c) noexcept {
   } else if constexpr (std::is_same_v<T, Uuid>) {
     return 16;
   } else if constexpr (std::is_same_v<T, std::string_view> ||
-                       std::is_same_v<T, std::optional<std::string_view>>) {
+                       std::is_same_v<T, std::optional<std::string_view>> ||
+                       std::is_same_v<T, ErrorText>) {
     return c.flexible ? 1 : 2;
   } else if constexpr (std::is_same_v<T, std::span<const std::byte>> ||
                        std::is_same_v<T, std::optional<std::span<const std::byte>>> ||

@@ -1,11 +1,11 @@
-// WireReader and WireWriter: the primitives of the native body codecs
-// (docs/protocol.md, "Conventions").
+// WireReader and WireWriter: bounds-checked big-endian and varint
+// primitives.
+#include "spillway/common/wire/primitives.h"
+
 #include "spillway/common/endian.h"
-#include "spillway/common/error_text.h"
-#include "spillway/common/messages/wire.h"
 #include "spillway/common/varint.h"
 
-namespace spillway::messages {
+namespace spillway::wire {
 
 std::span<const std::byte> WireReader::take(size_t n) noexcept {
   if (!ok_ || rest_.size() < n) {
@@ -67,58 +67,10 @@ int64_t WireReader::varlong() noexcept {
   return varint::unzigzag64(v);
 }
 
-std::string_view WireReader::string() noexcept {
-  std::span<const std::byte> h = take(kStringHeaderBytes);
-  if (h.empty()) return {};
-  std::span<const std::byte> s = take(load_be<uint16_t>(h.data()));
-  return {reinterpret_cast<const char*>(s.data()), s.size()};
-}
-
-std::span<const std::byte> WireReader::bytes() noexcept {
-  const int32_t n = i32();
-  if (!ok_) return {};
-  if (n < 0) {
-    fail();
-    return {};
-  }
-  return take(static_cast<size_t>(n));
-}
-
-void WireWriter::string(std::string_view s) noexcept {
-  if (s.size() > UINT16_MAX) {
-    keep(Status(ErrorCode::kInvalidArgument, "string longer than 65535 bytes"));
-    return;
-  }
-  keep(out_.write_be<uint16_t>(static_cast<uint16_t>(s.size())));
-  raw(std::as_bytes(std::span<const char>(s.data(), s.size())));
-}
-
-void WireWriter::error_message(std::string_view message) noexcept {
-  static_assert(kMaxErrorTextBytes <= UINT16_MAX);
-  const size_t size = write_error_text(message, nullptr, nullptr);
-  keep(out_.write_be<uint16_t>(static_cast<uint16_t>(size)));
-  write_error_text(
-      message,
-      [](void* self, std::string_view piece) {
-        static_cast<WireWriter*>(self)->raw(
-            std::as_bytes(std::span<const char>(piece.data(), piece.size())));
-      },
-      this);
-}
-
-void WireWriter::bytes(std::span<const std::byte> b) noexcept {
-  if (b.size() > static_cast<size_t>(INT32_MAX)) {
-    keep(Status(ErrorCode::kInvalidArgument, "bytes field longer than 2 GiB"));
-    return;
-  }
-  i32(static_cast<int32_t>(b.size()));
-  raw(b);
-}
-
 void WireWriter::patch_i32(uint64_t offset, int32_t v) noexcept {
   std::byte tmp[4];
   store_be<int32_t>(tmp, v);
   out_.overwrite(offset, tmp);
 }
 
-}  // namespace spillway::messages
+}  // namespace spillway::wire
