@@ -81,8 +81,9 @@ struct MetadataState final : ExchangeState {
   messages::MetadataResponse response() {
     first_partition.push_back(partitions.size());
     for (size_t t = 0; t < topics.size(); ++t) {
-      topics[t].partitions = std::span<const messages::MetadataPartition>(partitions).subspan(
-          first_partition[t], first_partition[t + 1] - first_partition[t]);
+      topics[t].partitions =
+          std::span<const messages::MetadataPartition>(partitions)
+              .subspan(first_partition[t], first_partition[t + 1] - first_partition[t]);
     }
     return messages::MetadataResponse{topics};
   }
@@ -199,30 +200,30 @@ void CommitOffsetsHandler::handle(Exchange& exchange) {
     return;
   }
   asio::io_context& sync = context_.topics.sync_context(TopicRegistry::current_core());
-  asio::post(
-      sync, [work, offsets = &context_.offsets, ex = &exchange, keep = exchange.keep_alive()]() {
-        Status st = work->valid.empty() ? Status::Ok() : offsets->commit(work->group, work->valid);
-        asio::post(ex->executor(), [work, ex, keep, st = std::move(st)]() {
-          // The response as views over the results (messages/offsets.h).
-          std::vector<messages::PartitionError> errors;
-          errors.reserve(work->results.size());
-          for (const Work::Result& res : work->results) {
-            const bool failed = res.code == ErrorCode::kOk && !st.ok();
-            errors.push_back({.partition = res.partition,
-                              .error_code = failed ? st.code() : res.code,
-                              .error_message = failed ? st.message() : res.message});
-          }
-          std::vector<messages::CommitOffsetsTopicResult> topics;
-          size_t first = 0;
-          for (const auto& [name, count] : work->topic_sizes) {
-            topics.push_back(
-                {.name = name,
-                 .results = std::span<const messages::PartitionError>(errors).subspan(first, count)});
-            first += count;
-          }
-          ex->finish(messages::encode_commit_offsets_response({topics}, ex->out()));
-        });
-      });
+  asio::post(sync, [work, offsets = &context_.offsets, ex = &exchange,
+                    keep = exchange.keep_alive()]() {
+    Status st = work->valid.empty() ? Status::Ok() : offsets->commit(work->group, work->valid);
+    asio::post(ex->executor(), [work, ex, keep, st = std::move(st)]() {
+      // The response as views over the results (messages/offsets.h).
+      std::vector<messages::PartitionError> errors;
+      errors.reserve(work->results.size());
+      for (const Work::Result& res : work->results) {
+        const bool failed = res.code == ErrorCode::kOk && !st.ok();
+        errors.push_back({.partition = res.partition,
+                          .error_code = failed ? st.code() : res.code,
+                          .error_message = failed ? st.message() : res.message});
+      }
+      std::vector<messages::CommitOffsetsTopicResult> topics;
+      size_t first = 0;
+      for (const auto& [name, count] : work->topic_sizes) {
+        topics.push_back(
+            {.name = name,
+             .results = std::span<const messages::PartitionError>(errors).subspan(first, count)});
+        first += count;
+      }
+      ex->finish(messages::encode_commit_offsets_response({topics}, ex->out()));
+    });
+  });
 }
 
 void FetchOffsetsHandler::handle(Exchange& exchange) {
@@ -241,10 +242,8 @@ void FetchOffsetsHandler::handle(Exchange& exchange) {
     const Topic* topic = context_.topics.find(t.name);
     counts.push_back(static_cast<size_t>(t.partitions.size()));
     for (int32_t partition : t.partitions) {
-      messages::FetchOffsetsResult r{.partition = partition,
-                                     .offset = -1,
-                                     .error_code = ErrorCode::kOk,
-                                     .error_message = ""};
+      messages::FetchOffsetsResult r{
+          .partition = partition, .offset = -1, .error_code = ErrorCode::kOk, .error_message = ""};
       if (topic == nullptr) {
         r.error_code = ErrorCode::kUnknownTopic;
         r.error_message = texts.emplace_back("unknown topic " + std::string(t.name));
@@ -260,10 +259,9 @@ void FetchOffsetsHandler::handle(Exchange& exchange) {
   size_t first = 0;
   size_t index = 0;
   for (const messages::FetchOffsetsTopic& t : request->topics) {
-    topics.push_back(
-        {.name = t.name,
-         .results = std::span<const messages::FetchOffsetsResult>(results).subspan(first,
-                                                                                   counts[index])});
+    topics.push_back({.name = t.name,
+                      .results = std::span<const messages::FetchOffsetsResult>(results).subspan(
+                          first, counts[index])});
     first += counts[index++];
   }
   exchange.finish(messages::encode_fetch_offsets_response({topics}, exchange.out()));

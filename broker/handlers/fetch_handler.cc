@@ -124,7 +124,8 @@ void respond(FetchState& st) {
     while (end < st.parts.size() && st.parts[end].topic == t) ++end;
     st.topic_results.push_back(
         {.name = st.name(t),
-         .results = std::span<const messages::FetchPartitionResult>(st.results).subspan(p, end - p)});
+         .results =
+             std::span<const messages::FetchPartitionResult>(st.results).subspan(p, end - p)});
     p = end;
   }
   const Status written = messages::encode_fetch_response({st.topic_results}, exchange.out());

@@ -79,7 +79,8 @@ void finish_produce(ProduceState& st) {
     while (end < st.entries.size() && st.entries[end].topic == t) ++end;
     st.topic_results.push_back(
         {.name = st.name(t),
-         .results = std::span<const messages::ProducePartitionResult>(st.results).subspan(e, end - e)});
+         .results =
+             std::span<const messages::ProducePartitionResult>(st.results).subspan(e, end - e)});
     e = end;
   }
   Exchange& exchange = *st.exchange;

@@ -63,22 +63,20 @@ void Session::stop() {
   // still answered.
   stop_reading_.emit(asio::cancellation_type::terminal);
   idle_timer_.cancel();
-  if (!reading_) reader_done();
+  if (!reading()) reader_done();
 }
 
 void Session::abandon() {
-  closed_ = true;  // nothing is written any more
-  stop_waiting_for_memory();
-  stop_waiting_for_writes();
-  set_reader_paused(false);
+  write_ = WriteState::kClosed;  // nothing is written any more
+  set_read_state(ReadState::kDone);
   for (auto& exchange : ring_) {
     if (exchange) exchange->recycle();
   }
 }
 
 bool Session::evictable() const {
-  return in_flight_ == 0 && !reading_body_ && !waiting_memory_ && !waiting_writes_ && !stopping_ &&
-         !reader_done_;
+  return in_flight_ == 0 && (read_ == ReadState::kHeader || read_ == ReadState::kBetween) &&
+         !stopping_;
 }
 
 void Session::evict() {
@@ -118,8 +116,42 @@ void Session::on_finished(Exchange&, void* owner) {
   static_cast<Session*>(owner)->kick_writer();
 }
 
+void Session::set_read_state(ReadState next) {
+  if (next == read_) return;
+  // The gauges of paused connections (metrics) count the waits.
+  switch (read_) {
+    case ReadState::kRingFull:
+      host_.paused_at_max_in_flight->fetch_sub(1, std::memory_order_relaxed);
+      break;
+    case ReadState::kOverShare:
+      memory_.global().remove_over_share();
+      break;
+    case ReadState::kWaitBudget:
+      // A stale entry left in host.memory_waiters is skipped by retry_memory().
+      memory_.global().remove_waiter();
+      break;
+    default:
+      break;
+  }
+  switch (next) {
+    case ReadState::kRingFull:
+      host_.paused_at_max_in_flight->fetch_add(1, std::memory_order_relaxed);
+      break;
+    case ReadState::kOverShare:
+      memory_.global().add_over_share();
+      break;
+    case ReadState::kWaitBudget:
+      memory_.global().add_waiter();
+      host_.memory_waiters.push_back(shared_from_this());
+      break;
+    default:
+      break;
+  }
+  read_ = next;
+}
+
 void Session::read_header() {
-  if (reader_done_) return;
+  if (read_ == ReadState::kDone) return;
   if (stopping_) {
     reader_done();
     return;
@@ -127,10 +159,10 @@ void Session::read_header() {
   // The in-flight bound: with every exchange taken, read nothing more until
   // the writer has sent the oldest response.
   if (in_flight_ == ring_.size()) {
-    set_reader_paused(true);
+    set_read_state(ReadState::kRingFull);
     return;
   }
-  reading_ = true;
+  set_read_state(ReadState::kHeader);
   asio::async_read(
       socket_, asio::buffer(header_bytes_),
       bind_memory(
@@ -140,7 +172,7 @@ void Session::read_header() {
 }
 
 void Session::on_header(const asio::error_code& ec) {
-  reading_ = false;
+  set_read_state(ReadState::kBetween);
   last_read_ = std::chrono::steady_clock::now();
   if (ec) {
     if (ec != asio::error::eof && ec != asio::error::operation_aborted) {
@@ -160,7 +192,7 @@ void Session::on_header(const asio::error_code& ec) {
     }
     Exchange& exchange = next_exchange();
     exchange.reset(header_, {}, *host_.context, shared_from_this(), &Session::on_finished, this);
-    reader_done_ = true;  // before finish(): the writer closes after this answer
+    set_read_state(ReadState::kDone);  // before finish(): the writer closes after this answer
     exchange.finish(st);
     return;
   }
@@ -172,61 +204,33 @@ bool Session::take_body_memory() {
   const uint64_t n = header_.body_bytes;
   if (!memory_.fits_share(n)) {
     // Over this connection's share: only its own writes free it.
-    if (!waiting_writes_) memory_.global().add_over_share();
-    waiting_writes_ = true;
+    set_read_state(ReadState::kOverShare);
     return false;
   }
-  stop_waiting_for_writes();
   if (memory_.admit(n, &body_admitted_empty_)) {
     body_charge_ = n;
-    stop_waiting_for_memory();
+    set_read_state(ReadState::kBetween);
     return true;
   }
-  MemoryBudget& budget = memory_.global();
-  if (!waiting_memory_) {
-    waiting_memory_ = true;
-    budget.add_waiter();
-    host_.memory_waiters.push_back(shared_from_this());
-  }
-  budget.arm(host_.shard);
+  set_read_state(ReadState::kWaitBudget);
+  memory_.global().arm(host_.shard);
   // Memory given back before the arm above woke nobody: look once more.
   if (memory_.admit(n, &body_admitted_empty_)) {
     body_charge_ = n;
-    stop_waiting_for_memory();
+    set_read_state(ReadState::kBetween);
     return true;
   }
   return false;
 }
 
-void Session::set_reader_paused(bool paused) {
-  if (paused == reader_paused_) return;
-  reader_paused_ = paused;
-  host_.paused_at_max_in_flight->fetch_add(paused ? 1 : -1, std::memory_order_relaxed);
-}
-
-void Session::stop_waiting_for_writes() {
-  if (!waiting_writes_) return;
-  waiting_writes_ = false;
-  memory_.global().remove_over_share();
-}
-
-void Session::stop_waiting_for_memory() {
-  if (!waiting_memory_) return;
-  waiting_memory_ = false;
-  memory_.global().remove_waiter();
-  // A stale entry left in host.memory_waiters is skipped by retry_memory().
-}
-
 void Session::retry_memory() {
-  if (!waiting_memory_) return;
-  if (stopping_ || reader_done_) {
-    stop_waiting_for_memory();
+  if (read_ != ReadState::kWaitBudget) return;  // a stale entry, or already resumed
+  if (stopping_) {
     reader_done();
     return;
   }
   // take_body_memory() puts this session back on the list if it must wait.
-  waiting_memory_ = false;
-  memory_.global().remove_waiter();
+  set_read_state(ReadState::kBetween);
   if (take_body_memory()) read_body();
 }
 
@@ -240,8 +244,7 @@ void Session::read_body() {
     reader_done();
     return;
   }
-  reading_ = true;
-  reading_body_ = true;
+  set_read_state(ReadState::kBody);
   asio::async_read(
       socket_, asio::buffer(body_buffer(header_.body_bytes), header_.body_bytes),
       bind_memory(
@@ -251,8 +254,7 @@ void Session::read_body() {
 }
 
 void Session::on_body(const asio::error_code& ec) {
-  reading_ = false;
-  reading_body_ = false;
+  set_read_state(ReadState::kBetween);
   last_read_ = std::chrono::steady_clock::now();
   const uint64_t charge = std::exchange(body_charge_, 0);
   if (ec) {
@@ -272,26 +274,23 @@ void Session::on_body(const asio::error_code& ec) {
 }
 
 void Session::reader_done() {
-  if (reader_done_) return;
-  reader_done_ = true;
-  set_reader_paused(false);
-  stop_waiting_for_writes();
-  stop_waiting_for_memory();
+  if (read_ == ReadState::kDone) return;
+  set_read_state(ReadState::kDone);
   idle_timer_.cancel();
   kick_writer();
 }
 
 void Session::kick_writer() {
-  if (writing_ || closed_) return;
+  if (write_ != WriteState::kIdle && write_ != WriteState::kBroken) return;
   for (;;) {
     if (in_flight_ == 0) {
       head_ = 0;  // a client that waits for each answer keeps reusing one exchange
-      if (reader_done_) close_gracefully();
+      if (read_ == ReadState::kDone) close_gracefully();
       return;
     }
     Exchange& head = *ring_[head_];
     if (!head.finished()) return;
-    if (!broken_) break;
+    if (write_ != WriteState::kBroken) break;
     // A failed write: drain (every exchange must finish before the session
     // may end) without writing.
     head.recycle();
@@ -309,7 +308,7 @@ void Session::kick_writer() {
     if (segments.empty()) {
       if (exchanges == 0) {
         // An error frame could not be built: nothing sane to send.
-        broken_ = true;
+        write_ = WriteState::kBroken;
         stop();
         kick_writer();
         return;
@@ -320,7 +319,7 @@ void Session::kick_writer() {
     for (const iovec& v : segments) write_buffers_.emplace_back(v.iov_base, v.iov_len);
     ++exchanges;
   }
-  writing_ = true;
+  write_ = WriteState::kWriting;
   // A span, not the vector: the write operation copies its buffer sequence.
   asio::async_write(socket_, std::span<const asio::const_buffer>(write_buffers_),
                     bind_memory(write_memory_, [self = shared_from_this(), exchanges](
@@ -330,10 +329,10 @@ void Session::kick_writer() {
 }
 
 void Session::on_written(const asio::error_code& ec, size_t exchanges) {
-  writing_ = false;
-  if (ec && !broken_) {
+  write_ = WriteState::kIdle;
+  if (ec) {
     spdlog::debug("connection from {}: write failed: {}", peer_, ec.message());
-    broken_ = true;
+    write_ = WriteState::kBroken;
     stop();
     asio::error_code ignored;
     socket_.shutdown(asio::socket_base::shutdown_receive, ignored);
@@ -343,35 +342,38 @@ void Session::on_written(const asio::error_code& ec, size_t exchanges) {
     head_ = (head_ + 1) % ring_.size();
     --in_flight_;
   }
-  if (reader_paused_ && !reader_done_) {
-    set_reader_paused(false);
+  if (read_ == ReadState::kRingFull) {
+    set_read_state(ReadState::kBetween);
     read_header();
-  } else if (waiting_writes_ && !reader_done_ && take_body_memory()) {
+  } else if (read_ == ReadState::kOverShare && take_body_memory()) {
     read_body();
   }
   kick_writer();
 }
 
 void Session::close_gracefully() {
-  closed_ = true;
   asio::error_code ignored;
   socket_.shutdown(asio::socket_base::shutdown_send, ignored);
-  if (broken_) {
-    socket_closed_ = true;
-    socket_.close(ignored);
-    idle_timer_.cancel();
+  idle_timer_.cancel();
+  if (write_ == WriteState::kBroken) {
+    close_socket();
     return;
   }
-  idle_timer_.cancel();
+  write_ = WriteState::kLingering;
   idle_timer_.expires_after(kLingerTime);
   // Plain handlers from here on: a closing connection may allocate.
   idle_timer_.async_wait([self = shared_from_this()](const asio::error_code& ec) {
-    if (ec || self->socket_closed_) return;
-    self->socket_closed_ = true;
-    asio::error_code ignored;
-    self->socket_.close(ignored);  // completes the pending drain read
+    if (!ec) self->close_socket();  // completes the pending drain read
   });
   drain_input();
+}
+
+void Session::close_socket() {
+  if (write_ == WriteState::kClosed) return;
+  write_ = WriteState::kClosed;
+  asio::error_code ignored;
+  socket_.close(ignored);
+  idle_timer_.cancel();
 }
 
 void Session::drain_input() {
@@ -379,16 +381,11 @@ void Session::drain_input() {
   if (body_ == nullptr) body_buffer(kDrainBytes);
   socket_.async_read_some(asio::buffer(body_, kDrainBytes),
                           [self = shared_from_this()](const asio::error_code& ec, size_t) {
-                            if (!ec && !self->socket_closed_) {
+                            if (!ec && self->write_ == WriteState::kLingering) {
                               self->drain_input();
                               return;
                             }
-                            if (!self->socket_closed_) {
-                              self->socket_closed_ = true;
-                              asio::error_code ignored;
-                              self->socket_.close(ignored);
-                            }
-                            self->idle_timer_.cancel();
+                            self->close_socket();
                           });
 }
 
@@ -398,11 +395,12 @@ void Session::watch_idle() {
   idle_timer_.expires_after(period);
   idle_timer_.async_wait(bind_memory(idle_memory_, [self = shared_from_this(),
                                                     timeout](const asio::error_code& ec) {
-    if (ec || self->reader_done_ || self->stopping_) return;
+    if (ec || self->read_ == ReadState::kDone || self->stopping_) return;
     // Waiting for our own responses (a long poll) or for memory is not
-    // idleness.
-    if (self->in_flight_ == 0 && !self->waiting_memory_ && !self->waiting_writes_ &&
-        std::chrono::steady_clock::now() - self->last_read_ >= timeout) {
+    // idleness; a client stalled in the middle of a frame is.
+    const bool waiting_for_us = self->in_flight_ > 0 || self->read_ == ReadState::kOverShare ||
+                                self->read_ == ReadState::kWaitBudget;
+    if (!waiting_for_us && std::chrono::steady_clock::now() - self->last_read_ >= timeout) {
       spdlog::info("connection from {} idle for {} ms; closing it", self->peer_, timeout.count());
       self->stop();
       return;

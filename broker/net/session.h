@@ -106,19 +106,40 @@ class Session : public std::enable_shared_from_this<Session> {
   void retry_memory();
 
  private:
+  // The reader's state. A read is pending in kHeader and kBody; in the
+  // three waits no read is pending and something else resumes the reader
+  // (a written response, memory given back); kDone is final.
+  enum class ReadState {
+    kBetween,     // between requests (dispatching one), about to read the next
+    kHeader,      // reading a request header
+    kRingFull,    // every exchange in flight: the writer resumes it
+    kOverShare,   // the connection holds its whole memory share: its writes resume it
+    kWaitBudget,  // the broker is over its memory budget: memory given back resumes it
+    kBody,        // reading a request body
+    kDone,        // no more requests (stop, EOF, a read error, a bad frame)
+  };
+  // The writer's state.
+  enum class WriteState {
+    kIdle,       // nothing being written
+    kWriting,    // a gather write is pending
+    kBroken,     // a write failed: exchanges are drained without writing
+    kLingering,  // FIN sent, the client's input drained until it closes
+    kClosed,     // the socket is closed (or the session abandoned)
+  };
+
   // Reader: header, then memory for the body, then body, then dispatch;
   // paused while the ring is full or the budget has no room.
   void read_header();
   void on_header(const asio::error_code& ec);
-  // Takes memory for the body from the budget, or starts waiting for it.
-  // True iff taken.
+  // Takes memory for the body from the budget, or starts waiting for it
+  // (kOverShare or kWaitBudget). True iff taken.
   bool take_body_memory();
-  void stop_waiting_for_memory();
-  void stop_waiting_for_writes();
-  void set_reader_paused(bool paused);  // counted in host.paused_at_max_in_flight
+  // Leaves a wait (or none), keeping the gauges of paused connections right.
+  void set_read_state(ReadState next);
   void read_body();
   void on_body(const asio::error_code& ec);
   void reader_done();
+  bool reading() const { return read_ == ReadState::kHeader || read_ == ReadState::kBody; }
   // Writer: sends every finished exchange at the head of the ring (in
   // request order) in one gather write; closes once the reader is done and
   // nothing is in flight.
@@ -131,6 +152,7 @@ class Session : public std::enable_shared_from_this<Session> {
   // on their way to the client (a torn last frame).
   void close_gracefully();
   void drain_input();
+  void close_socket();
   void watch_idle();
   // A buffer of at least `n` bytes for the request body: pooled up to
   // BufferPool::kMaxBufferSize, from the heap above. Only called once `n`
@@ -158,18 +180,10 @@ class Session : public std::enable_shared_from_this<Session> {
   std::array<std::byte, frame::kRequestHeaderBytes> header_bytes_;
   frame::RequestHeader header_{};
   std::chrono::steady_clock::time_point last_read_;
-  bool stopping_ = false;
-  bool reading_ = false;
-  bool reading_body_ = false;
-  bool reader_paused_ = false;  // the ring was full
-  bool reader_done_ = false;
-  bool writing_ = false;
-  bool broken_ = false;  // a write failed: drain without writing
-  bool closed_ = false;
-  bool socket_closed_ = false;
-  bool waiting_memory_ = false;  // for the broker-wide budget (host.memory_waiters)
-  bool waiting_writes_ = false;  // for this connection's own writes to free its share
-  bool evicted_ = false;         // the place in host.limits was handed on
+  ReadState read_ = ReadState::kBetween;
+  WriteState write_ = WriteState::kIdle;
+  bool stopping_ = false;  // stop() was called: read nothing more
+  bool evicted_ = false;   // the place in host.limits was handed on
   std::string peer_;
   std::byte* body_ = nullptr;  // pooled, or heap when body_heap_
   std::unique_ptr<std::byte[]> body_heap_;

@@ -1,9 +1,8 @@
 // WireReader and WireWriter: bounds-checked big-endian and varint
 // primitives.
-#include "spillway/common/wire/primitives.h"
-
 #include "spillway/common/endian.h"
 #include "spillway/common/varint.h"
+#include "spillway/common/wire/primitives.h"
 
 namespace spillway::wire {
 

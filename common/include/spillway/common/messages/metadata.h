@@ -77,9 +77,7 @@ struct MetadataTopic {
 struct MetadataResponse {
   Array<MetadataTopic> topics;
 
-  static constexpr auto fields() {
-    return std::tuple{Field<&MetadataResponse::topics>{"topics"}};
-  }
+  static constexpr auto fields() { return std::tuple{Field<&MetadataResponse::topics>{"topics"}}; }
 };
 
 Result<MetadataResponse> decode_metadata_response(std::span<const std::byte> body);

@@ -105,9 +105,7 @@ struct ProduceTopicResult {
 struct ProduceResponse {
   Array<ProduceTopicResult> topics;
 
-  static constexpr auto fields() {
-    return std::tuple{Field<&ProduceResponse::topics>{"topics"}};
-  }
+  static constexpr auto fields() { return std::tuple{Field<&ProduceResponse::topics>{"topics"}}; }
 };
 
 Result<ProduceResponse> decode_produce_response(std::span<const std::byte> body);

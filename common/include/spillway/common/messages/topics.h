@@ -44,9 +44,7 @@ Status encode_create_topics_request(const CreateTopicsRequest& request, WriteBuf
 struct DeleteTopicsRequest {
   std::string_view name;
 
-  static constexpr auto fields() {
-    return std::tuple{Field<&DeleteTopicsRequest::name>{"name"}};
-  }
+  static constexpr auto fields() { return std::tuple{Field<&DeleteTopicsRequest::name>{"name"}}; }
 };
 
 Result<DeleteTopicsRequest> decode_delete_topics_request(std::span<const std::byte> body);

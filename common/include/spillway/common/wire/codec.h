@@ -36,8 +36,8 @@
 #include <type_traits>
 
 #include "spillway/common/endian.h"
-#include "spillway/common/ids.h"
 #include "spillway/common/error_text.h"
+#include "spillway/common/ids.h"
 #include "spillway/common/status.h"
 #include "spillway/common/varint.h"
 #include "spillway/common/wire/primitives.h"
@@ -73,8 +73,8 @@ struct ErrorText {
   std::string_view text;
 
   ErrorText() noexcept = default;
-  ErrorText(std::string_view t) noexcept : text(t) {}  // NOLINT(google-explicit-constructor)
-  ErrorText(const char* t) noexcept : text(t) {}       // NOLINT(google-explicit-constructor)
+  ErrorText(std::string_view t) noexcept : text(t) {}    // NOLINT(google-explicit-constructor)
+  ErrorText(const char* t) noexcept : text(t) {}         // NOLINT(google-explicit-constructor)
   ErrorText(const std::string& t) noexcept : text(t) {}  // NOLINT(google-explicit-constructor)
   operator std::string_view() const noexcept { return text; }  // NOLINT
   bool empty() const noexcept { return text.empty(); }
