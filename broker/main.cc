@@ -27,7 +27,6 @@
 #include "protocol/api_versions_handler.h"
 #include "protocol/dispatcher.h"
 #include "repair/repair_command.h"
-#include "spillway/common/gather_writer.h"
 #include "spillway/common/log.h"
 #include "spillway/common/messages/fetch.h"
 #include "spillway/common/messages/metadata.h"
@@ -76,7 +75,11 @@ int main(int argc, char** argv) {
     return 2;
   }
   log::setup(config.log_level);
-  active_gather_backend();  // chooses io_uring or writev once, and logs the choice (at start)
+  // Says what the broker really uses (the client library's gather writes,
+  // which probe io_uring, are not on the broker's path yet).
+  spdlog::info(
+      "I/O: responses are sent with sendmsg (Asio) and log appends written with pwrite; the "
+      "broker does not use io_uring (SPILLWAY_DISABLE_IO_URING only affects the client library)");
 
   Result<DataDirLock> data_dir = DataDirLock::acquire(config.data_dir);
   if (!data_dir.ok()) {

@@ -112,9 +112,7 @@ void respond(FetchState& st) {
       first_data = false;
       budget -= length;
       included += static_cast<uint64_t>(length);
-      result.records = messages::Records{.deferred_size = part.slice.length,
-                                         .write_deferred = &write_slice,
-                                         .deferred_ctx = &part.slice};
+      result.records = messages::Records::deferred(part.slice.length, &write_slice, &part.slice);
     }
     st.results.push_back(result);
   }

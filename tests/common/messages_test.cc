@@ -196,7 +196,7 @@ TEST(FetchCodec, RecordsWrittenInPlaceMatchWholeEncode) {
   FetchPartitionResult v{2, ErrorCode::kOk, "", 9, 0, Records{.bytes = as_bytes(records)}};
   FetchPartitionResult deferred = v;
   deferred.records =
-      Records{.deferred_size = 10, .write_deferred = &write_ten_x, .deferred_ctx = nullptr};
+      Records::deferred(10, &write_ten_x, nullptr);
   const std::array<FetchTopicResult, 1> whole_topics = {
       FetchTopicResult{"t", std::span<const FetchPartitionResult>(&v, 1)}};
   const std::array<FetchTopicResult, 1> split_topics = {

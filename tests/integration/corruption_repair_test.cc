@@ -255,7 +255,7 @@ TEST_F(CorruptionRepair, ScrubberFindsDecayInASealedSegmentWhileRunning) {
   while (std::chrono::steady_clock::now() < deadline + std::chrono::seconds(30)) {
     page = scrape(port);
     if (contains(page, "\nspillway_partition_corrupt{topic=\"cold\",partition=\"0\"} 1\n")) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // a poll interval, not a wait
   }
   ASSERT_TRUE(contains(page, "\nspillway_partition_corrupt{topic=\"cold\",partition=\"0\"} 1\n"))
       << page;

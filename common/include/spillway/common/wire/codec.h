@@ -57,6 +57,17 @@ struct Records {
   Status (*write_deferred)(const void* ctx, WriteBuffer& out) = nullptr;
   const void* deferred_ctx = nullptr;
 
+  // Records that `write` appends when the message is encoded: exactly
+  // `size` bytes, from `ctx`.
+  static Records deferred(uint64_t size, Status (*write)(const void* ctx, WriteBuffer& out),
+                          const void* ctx) noexcept {
+    Records r;
+    r.deferred_size = size;
+    r.write_deferred = write;
+    r.deferred_ctx = ctx;
+    return r;
+  }
+
   uint64_t size() const noexcept { return write_deferred ? deferred_size : bytes.size(); }
   bool empty() const noexcept { return size() == 0; }
   // Decoded records read as the bytes they are.
