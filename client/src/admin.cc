@@ -1,8 +1,9 @@
-// Admin: administrative calls over one Connection.
+// Admin: administrative calls, each a control call on the Connection's
+// channel (channel.h).
 #include "spillway/admin.h"
 
+#include "channel.h"
 #include "metadata.h"
-#include "request_body.h"
 #include "spillway/common/messages/topics.h"
 
 namespace spillway {
@@ -30,32 +31,29 @@ Result<PingReply> Admin::ping() {
 }
 
 Status Admin::create_topic(std::string_view name, const TopicOptions& options) {
-  const messages::CreateTopicsRequest request{name,
-                                              options.partitions,
-                                              options.flush_policy,
-                                              options.retention_bytes,
-                                              options.retention_ms,
-                                              options.segment_bytes};
-  Result<std::vector<std::byte>> body = wire::encode_body(
-      [&](WriteBuffer& out) { return messages::encode_create_topics_request(request, out); });
-  if (!body.ok()) return body.status();
-  Result<std::vector<std::byte>> response =
-      connection_.request(frame::ApiKey::kCreateTopics, messages::kCreateTopicsVersion, *body);
-  return response.ok() ? Status::Ok() : response.status();
+  const messages::CreateTopicsRequest request{.name = name,
+                                              .partitions = options.partitions,
+                                              .flush_policy = options.flush_policy,
+                                              .retention_bytes = options.retention_bytes,
+                                              .retention_ms = options.retention_ms,
+                                              .segment_bytes = options.segment_bytes};
+  return wire::channel_of(connection_)
+      .call(frame::ApiKey::kCreateTopics, messages::kCreateTopicsVersion,
+            [&](WriteBuffer& out) { return messages::encode_create_topics_request(request, out); })
+      .status();
 }
 
 Status Admin::delete_topic(std::string_view name) {
-  const messages::DeleteTopicsRequest request{name};
-  Result<std::vector<std::byte>> body = wire::encode_body(
-      [&](WriteBuffer& out) { return messages::encode_delete_topics_request(request, out); });
-  if (!body.ok()) return body.status();
-  Result<std::vector<std::byte>> response =
-      connection_.request(frame::ApiKey::kDeleteTopics, messages::kDeleteTopicsVersion, *body);
-  return response.ok() ? Status::Ok() : response.status();
+  const messages::DeleteTopicsRequest request{.name = name};
+  return wire::channel_of(connection_)
+      .call(frame::ApiKey::kDeleteTopics, messages::kDeleteTopicsVersion,
+            [&](WriteBuffer& out) { return messages::encode_delete_topics_request(request, out); })
+      .status();
 }
 
 Result<std::vector<TopicDescription>> Admin::list_topics() {
-  Result<std::vector<wire::TopicMetadata>> m = wire::request_metadata(connection_, {}, true);
+  Result<std::vector<wire::TopicMetadata>> m =
+      wire::request_all_metadata(wire::channel_of(connection_));
   if (!m.ok()) return m.status();
   std::vector<TopicDescription> topics;
   topics.reserve(m->size());
@@ -66,7 +64,7 @@ Result<std::vector<TopicDescription>> Admin::list_topics() {
 }
 
 Result<TopicDescription> Admin::describe_topic(std::string_view name) {
-  return wire::describe_topic(connection_, name);
+  return wire::describe_topic(wire::channel_of(connection_), name);
 }
 
 }  // namespace spillway

@@ -1,4 +1,5 @@
-// Channel: blocking socket, gather-written requests, whole-frame responses.
+// Channel: the client's one transport (see channel.h): a blocking socket,
+// gather-written requests, whole-frame responses read by a deadline.
 #include "channel.h"
 
 #include <fcntl.h>
@@ -9,6 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -87,18 +89,18 @@ int connect_one(const addrinfo* ai, std::chrono::milliseconds timeout) {
       return -err;
     }
   }
-  // Back to blocking: the GatherWriter and the frame reads block, bounded
-  // by the send/receive timeouts.
+  // Back to blocking for the GatherWriter's sends; reads pass MSG_DONTWAIT
+  // and wait for their deadline with poll().
   ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   return fd;
 }
 
 }  // namespace
 
-Status Channel::connect(std::string_view address, std::chrono::milliseconds timeout,
-                        std::chrono::milliseconds io_timeout) {
+Status Channel::connect(std::string_view address, const ConnectionOptions& options) {
   close();
   address_ = std::string(address);
+  options_ = options;
   std::string host, port;
   SPILLWAY_RETURN_IF_ERROR(split_address(address, &host, &port));
   addrinfo hints{};
@@ -112,7 +114,7 @@ Status Channel::connect(std::string_view address, std::chrono::milliseconds time
   }
   int last = ECONNREFUSED;
   for (const addrinfo* ai = list; ai; ai = ai->ai_next) {
-    const int fd = connect_one(ai, timeout);
+    const int fd = connect_one(ai, options_.connect_timeout);
     if (fd >= 0) {
       fd_ = fd;
       break;
@@ -123,7 +125,8 @@ Status Channel::connect(std::string_view address, std::chrono::milliseconds time
   if (fd_ < 0) {
     if (last == ETIMEDOUT) {
       return Status(ErrorCode::kTimeout, "cannot connect to " + address_ + ": no answer within " +
-                                             std::to_string(timeout.count()) + " ms");
+                                             std::to_string(options_.connect_timeout.count()) +
+                                             " ms");
     }
     return Status(ErrorCode::kNotConnected,
                   "cannot connect to " + address_ + ": " + std::strerror(last));
@@ -131,9 +134,8 @@ Status Channel::connect(std::string_view address, std::chrono::milliseconds time
   int one = 1;
   ::setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
   timeval tv{};
-  tv.tv_sec = io_timeout.count() / 1000;
-  tv.tv_usec = (io_timeout.count() % 1000) * 1000;
-  ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  tv.tv_sec = options_.request_timeout.count() / 1000;
+  tv.tv_usec = (options_.request_timeout.count() % 1000) * 1000;
   ::setsockopt(fd_, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
   return Status::Ok();
 }
@@ -143,57 +145,100 @@ void Channel::close() noexcept {
   fd_ = -1;
 }
 
+Status Channel::fail(ErrorCode code, std::string_view what) {
+  close();
+  return Status(code, address_ + ": " + std::string(what));
+}
+
 Status Channel::send(WriteBuffer& request) noexcept {
-  if (fd_ < 0) return Status(ErrorCode::kNotConnected, address_ + ": not connected");
+  if (fd_ < 0) return Status(ErrorCode::kNotConnected, address_ + ": connection is closed");
   Status st = writer_.send_all(fd_, request.segments());
-  if (!st.ok()) {
-    close();
-    return Status(ErrorCode::kNotConnected,
-                  address_ + ": send failed: " + std::string(st.message()));
-  }
+  if (!st.ok()) return fail(ErrorCode::kNotConnected, "send failed: " + std::string(st.message()));
   return Status::Ok();
 }
 
-Status Channel::read_exactly(std::byte* dst, std::size_t n) {
+Status Channel::await_bytes(Deadline deadline) {
+  for (;;) {
+    const auto left = deadline.at - Clock::now();
+    if (left <= Clock::duration::zero()) {
+      return fail(ErrorCode::kTimeout,
+                  "no response within " + std::to_string(deadline.timeout.count()) + " ms");
+    }
+    // Rounded up, so that a wait never ends just short of the deadline.
+    const auto ms = std::chrono::ceil<std::chrono::milliseconds>(left).count();
+    pollfd p{fd_, POLLIN, 0};
+    const int r = ::poll(&p, 1, static_cast<int>(std::min<int64_t>(ms, INT32_MAX)));
+    if (r > 0) return Status::Ok();  // readable, closed or failed: recv() tells which
+    if (r < 0 && errno != EINTR) {
+      return fail(ErrorCode::kNotConnected, std::string("poll failed: ") + std::strerror(errno));
+    }
+  }
+}
+
+Status Channel::read_exactly(std::byte* dst, std::size_t n, Deadline deadline) {
+  bool wait = false;
   while (n > 0) {
-    const ssize_t r = ::recv(fd_, dst, n, 0);
+    if (wait) SPILLWAY_RETURN_IF_ERROR(await_bytes(deadline));
+    const ssize_t r = ::recv(fd_, dst, n, MSG_DONTWAIT);
     if (r > 0) {
       dst += r;
       n -= static_cast<std::size_t>(r);
+      wait = true;  // a short read emptied the socket: wait before the next
       continue;
     }
-    if (r < 0 && errno == EINTR) continue;
-    const int e = errno;
-    close();
-    if (r == 0)
-      return Status(ErrorCode::kNotConnected, address_ + ": broker closed the connection");
-    if (e == EAGAIN || e == EWOULDBLOCK) {
-      return Status(ErrorCode::kTimeout, address_ + ": no response in time");
+    if (r == 0) return fail(ErrorCode::kNotConnected, "broker closed the connection");
+    if (errno == EINTR) continue;
+    if (errno == EAGAIN || errno == EWOULDBLOCK) {
+      wait = true;
+      continue;
     }
-    return Status(ErrorCode::kNotConnected, address_ + ": read failed: " + std::strerror(e));
+    return fail(ErrorCode::kNotConnected, std::string("read failed: ") + std::strerror(errno));
   }
   return Status::Ok();
 }
 
-Result<Response> Channel::read_response(uint32_t max_bytes) {
-  if (fd_ < 0) return Status(ErrorCode::kNotConnected, address_ + ": not connected");
-  std::byte header[frame::kResponseHeaderBytes];
-  SPILLWAY_RETURN_IF_ERROR(read_exactly(header, sizeof(header)));
-  frame::ResponseHeader h;
+Status Channel::read_header(Deadline deadline, frame::ResponseHeader* header) {
+  if (fd_ < 0) return Status(ErrorCode::kNotConnected, address_ + ": connection is closed");
+  std::byte bytes[frame::kResponseHeaderBytes];
+  SPILLWAY_RETURN_IF_ERROR(read_exactly(bytes, sizeof(bytes), deadline));
   Status st = frame::decode_response_header(
-      std::span<const std::byte, frame::kResponseHeaderBytes>(header, sizeof(header)), max_bytes,
-      &h);
-  if (!st.ok()) {
-    close();
-    return Status(st.code(), address_ + ": " + std::string(st.message()));
-  }
+      std::span<const std::byte, frame::kResponseHeaderBytes>(bytes, sizeof(bytes)),
+      options_.max_response_bytes, header);
+  return st.ok() ? st : fail(st.code(), st.message());
+}
+
+Result<Response> Channel::read_response() {
+  return read_response(options_.request_timeout);
+}
+
+Result<Response> Channel::read_response(std::chrono::milliseconds timeout) {
+  const Deadline deadline{Clock::now() + timeout, timeout};
+  frame::ResponseHeader h;
+  SPILLWAY_RETURN_IF_ERROR(read_header(deadline, &h));
   if (h.body_bytes > capacity_) {
     // Grows to the largest response seen, then is reused.
     buffer_ = std::make_unique_for_overwrite<std::byte[]>(h.body_bytes);
     capacity_ = h.body_bytes;
   }
-  if (h.body_bytes > 0) SPILLWAY_RETURN_IF_ERROR(read_exactly(buffer_.get(), h.body_bytes));
+  if (h.body_bytes > 0)
+    SPILLWAY_RETURN_IF_ERROR(read_exactly(buffer_.get(), h.body_bytes, deadline));
   return Response{h.correlation_id, h.error_code, {buffer_.get(), h.body_bytes}};
+}
+
+Result<std::vector<std::byte>> Channel::exchange(WriteBuffer& request, int32_t correlation_id) {
+  SPILLWAY_RETURN_IF_ERROR(send(request));
+  const Deadline deadline{Clock::now() + options_.request_timeout, options_.request_timeout};
+  frame::ResponseHeader h;
+  SPILLWAY_RETURN_IF_ERROR(read_header(deadline, &h));
+  if (h.correlation_id != correlation_id) {
+    return fail(ErrorCode::kCorruptMessage,
+                "response correlation id " + std::to_string(h.correlation_id) +
+                    " does not match request " + std::to_string(correlation_id));
+  }
+  std::vector<std::byte> body(h.body_bytes);
+  if (!body.empty()) SPILLWAY_RETURN_IF_ERROR(read_exactly(body.data(), body.size(), deadline));
+  if (h.error_code != ErrorCode::kOk) return frame::decode_error_body(h.error_code, body);
+  return body;
 }
 
 void Channel::reserve(std::size_t bytes) {

@@ -1,6 +1,8 @@
-// Consumer: Fetch long polls on a Channel (reused buffers), control
-// requests (Metadata, FetchOffsets, CommitOffsets) on a separate Connection,
-// so that committing never invalidates records already handed out.
+// Consumer: Fetch long polls and the control calls (Metadata, FetchOffsets,
+// CommitOffsets) on one Channel. Fetch responses are read into the
+// channel's reused buffer, which the returned records point into; control
+// calls read their answers into memory of their own, so committing never
+// invalidates records already handed out.
 #include "spillway/consumer.h"
 
 #include <algorithm>
@@ -8,11 +10,9 @@
 
 #include "channel.h"
 #include "metadata.h"
-#include "request_body.h"
 #include "spillway/common/crc32c.h"
 #include "spillway/common/messages/fetch.h"
 #include "spillway/common/messages/offsets.h"
-#include "spillway/connection.h"
 
 namespace spillway {
 
@@ -50,46 +50,41 @@ struct Consumer::Impl {
 
   const ConsumerOptions options;
   std::vector<Assigned> assigned;  // sorted by topic, then partition
-  wire::Channel fetch;
-  std::unique_ptr<Connection> control;
+  wire::Channel channel;
   std::vector<Pending> pending;
   std::vector<ConsumerRecord> records;
   std::vector<ArenaBuffer> arena;
   std::size_t arena_used = 0;
-  int32_t next_correlation_id = 1;
   std::byte request_scratch[4096];
   // The Fetch request's topics and partitions, rebuilt by send_fetch() in
   // storage kept across polls (so a steady poll loop allocates nothing).
   std::vector<messages::FetchTopicRequest> fetch_topics;
   std::vector<messages::FetchPartitionRequest> fetch_partitions;
 
-  Status ensure_control() {
-    if (control && control->is_open()) return Status::Ok();
-    ConnectionOptions co;
-    co.connect_timeout = options.connect_timeout;
-    co.request_timeout = options.request_timeout;
-    co.client_id = "spillway-consumer";
-    Result<Connection> c = Connection::connect(options.bootstrap, co);
-    if (!c.ok()) return c.status();
-    control = std::make_unique<Connection>(std::move(c).value());
-    return Status::Ok();
+  Status ensure_connected() {
+    if (channel.is_open()) return Status::Ok();
+    return channel.connect(options.bootstrap, {.connect_timeout = options.connect_timeout,
+                                               .request_timeout = options.request_timeout,
+                                               .max_response_bytes = options.max_response_bytes,
+                                               .client_id = "spillway-consumer"});
   }
 
-  // Runs fn(Connection&) on the control connection; when that fails with
-  // kNotConnected (e.g. the broker closed an idle connection or restarted),
-  // once more on a new connection.
+  // Runs fn(Channel&) -> Result<T>; when that fails with kNotConnected (e.g.
+  // the broker closed an idle connection or restarted), once more on a new
+  // connection.
   template <typename Fn>
-  auto with_control(Fn&& fn) -> decltype(fn(std::declval<Connection&>())) {
-    if (Status st = ensure_control(); !st.ok()) return st;
-    auto r = fn(*control);
+  auto with_reconnect(Fn&& fn) -> decltype(fn(std::declval<wire::Channel&>())) {
+    if (Status st = ensure_connected(); !st.ok()) return st;
+    auto r = fn(channel);
     if (r.ok() || r.status().code() != ErrorCode::kNotConnected) return r;
-    control.reset();
-    if (Status st = ensure_control(); !st.ok()) return st;
-    return fn(*control);
+    channel.close();
+    if (Status st = ensure_connected(); !st.ok()) return st;
+    return fn(channel);
   }
-  Result<std::vector<std::byte>> control_request(frame::ApiKey key,
-                                                 std::span<const std::byte> body) {
-    return with_control([&](Connection& c) { return c.request(key, 0, body); });
+  // A control call of `key` with the body `encode` writes.
+  template <typename Encode>
+  Result<std::vector<std::byte>> control_call(frame::ApiKey key, int16_t version, Encode&& encode) {
+    return with_reconnect([&](wire::Channel& c) { return c.call(key, version, encode); });
   }
   // One FetchOffsets round trip for `partitions` of `topic`: the response
   // body.
@@ -97,13 +92,12 @@ struct Consumer::Impl {
                                                std::span<const int32_t> partitions) {
     const messages::FetchOffsetsTopic topics[] = {{topic, partitions}};
     const messages::FetchOffsetsRequest request{options.group_id, topics};
-    Result<std::vector<std::byte>> body = wire::encode_body(
+    return control_call(
+        frame::ApiKey::kFetchOffsets, messages::kFetchOffsetsVersion,
         [&](WriteBuffer& out) { return messages::encode_fetch_offsets_request(request, out); });
-    if (!body.ok()) return body.status();
-    return control_request(frame::ApiKey::kFetchOffsets, *body);
   }
   Result<TopicDescription> describe(std::string_view topic) {
-    return with_control([&](Connection& c) { return wire::describe_topic(c, topic); });
+    return with_reconnect([&](wire::Channel& c) { return wire::describe_topic(c, topic); });
   }
 
   Assigned* find(std::string_view topic, int32_t partition) {
@@ -114,7 +108,12 @@ struct Consumer::Impl {
   }
 
   Status resolve_positions();
-  Status send_fetch(std::chrono::milliseconds wait);
+  // Sends one Fetch for every assigned partition, long-polling up to
+  // `wait`; returns its correlation id.
+  Result<int32_t> send_fetch(std::chrono::milliseconds wait);
+  // Reads the answer to the Fetch `correlation_id` (within the request
+  // timeout plus the long poll's `wait`).
+  Result<wire::Response> read_fetch(int32_t correlation_id, std::chrono::milliseconds wait);
   Status take_response_into_pending(const wire::Response& response);
   Status drain_pending();
   // Checks one complete batch of `a` (its CRC first) and appends its records
@@ -137,13 +136,10 @@ Result<std::unique_ptr<Consumer>> Consumer::create(ConsumerOptions options) {
   // Steady-state polls reuse these; sizing them now keeps the first polls
   // from growing them (whole batches may overshoot max_poll_records).
   impl->records.reserve(impl->options.max_poll_records + 4'096);
-  impl->fetch.reserve(
+  impl->channel.reserve(
       std::min<std::size_t>(impl->options.max_response_bytes,
                             static_cast<std::size_t>(impl->options.fetch_max_bytes) + (64u << 10)));
-  SPILLWAY_RETURN_IF_ERROR(impl->ensure_control());
-  SPILLWAY_RETURN_IF_ERROR(
-      impl->fetch.connect(impl->options.bootstrap, impl->options.connect_timeout,
-                          impl->options.request_timeout + impl->options.fetch_max_wait));
+  SPILLWAY_RETURN_IF_ERROR(impl->ensure_connected());
   return std::unique_ptr<Consumer>(new Consumer(std::move(impl)));
 }
 
@@ -279,7 +275,7 @@ Status Consumer::Impl::resolve_positions() {
   return Status::Ok();
 }
 
-Status Consumer::Impl::send_fetch(std::chrono::milliseconds wait) {
+Result<int32_t> Consumer::Impl::send_fetch(std::chrono::milliseconds wait) {
   // `assigned` is sorted by topic: each run of equal topics is one entry.
   fetch_topics.clear();
   fetch_partitions.clear();
@@ -300,12 +296,25 @@ Status Consumer::Impl::send_fetch(std::chrono::milliseconds wait) {
   request.topics = fetch_topics;
 
   WriteBuffer out(request_scratch);
-  Result<uint64_t> start =
-      wire::begin_frame(out, frame::ApiKey::kFetch, messages::kFetchVersion, next_correlation_id++);
-  if (!start.ok()) return start.status();
-  SPILLWAY_RETURN_IF_ERROR(messages::encode_fetch_request(request, out));
-  wire::end_frame(out, *start);
-  return fetch.send(out);
+  const int32_t correlation_id = channel.next_correlation_id();
+  SPILLWAY_RETURN_IF_ERROR(wire::write_frame(
+      out, frame::ApiKey::kFetch, messages::kFetchVersion, correlation_id,
+      [&](WriteBuffer& body) { return messages::encode_fetch_request(request, body); }));
+  SPILLWAY_RETURN_IF_ERROR(channel.send(out));
+  return correlation_id;
+}
+
+Result<wire::Response> Consumer::Impl::read_fetch(int32_t correlation_id,
+                                                  std::chrono::milliseconds wait) {
+  Result<wire::Response> response = channel.read_response(options.request_timeout + wait);
+  if (response.ok() && response->correlation_id != correlation_id) {
+    channel.close();
+    return Status(ErrorCode::kCorruptMessage,
+                  channel.address() + ": fetch response correlation id " +
+                      std::to_string(response->correlation_id) + " does not match request " +
+                      std::to_string(correlation_id));
+  }
+  return response;
 }
 
 Status Consumer::Impl::take_response_into_pending(const wire::Response& response) {
@@ -470,15 +479,11 @@ Result<ConsumerRecords> Consumer::poll(std::chrono::milliseconds timeout) {
     const auto left =
         std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
     SPILLWAY_RETURN_IF_ERROR(c.resolve_positions());
-    if (!c.fetch.is_open()) {
-      SPILLWAY_RETURN_IF_ERROR(
-          c.fetch.connect(c.options.bootstrap, c.options.connect_timeout,
-                          c.options.request_timeout + c.options.fetch_max_wait));
-    }
+    SPILLWAY_RETURN_IF_ERROR(c.ensure_connected());
     const auto wait = std::clamp(left, std::chrono::milliseconds(0), c.options.fetch_max_wait);
-    Status sent = c.send_fetch(wait);
+    Result<int32_t> sent = c.send_fetch(wait);
     Result<wire::Response> response =
-        sent.ok() ? c.fetch.read_response(c.options.max_response_bytes) : std::move(sent);
+        sent.ok() ? c.read_fetch(*sent, wait) : Result<wire::Response>(sent.status());
     if (!response.ok()) {
       // A connection the broker closed while we were not looking (idle
       // timeout, restart) gets one fresh attempt within this poll.
@@ -486,7 +491,7 @@ Result<ConsumerRecords> Consumer::poll(std::chrono::milliseconds timeout) {
         return response.status();
       }
       reconnected = true;
-      c.fetch.close();
+      c.channel.close();
       continue;
     }
     SPILLWAY_RETURN_IF_ERROR(c.take_response_into_pending(*response));
@@ -511,7 +516,6 @@ Status Consumer::commit(std::span<const TopicPartitionOffset> offsets) {
   if (c.options.group_id.empty()) {
     return Status(ErrorCode::kInvalidArgument, "commit needs a consumer group id");
   }
-  SPILLWAY_RETURN_IF_ERROR(c.ensure_control());
   std::vector<TopicPartitionOffset> sorted(offsets.begin(), offsets.end());
   std::stable_sort(sorted.begin(), sorted.end(),
                    [](const auto& a, const auto& b) { return a.topic < b.topic; });
@@ -528,10 +532,9 @@ Status Consumer::commit(std::span<const TopicPartitionOffset> offsets) {
     i = j;
   }
   const messages::CommitOffsetsRequest request{c.options.group_id, topics};
-  Result<std::vector<std::byte>> body = wire::encode_body(
+  Result<std::vector<std::byte>> r = c.control_call(
+      frame::ApiKey::kCommitOffsets, messages::kCommitOffsetsVersion,
       [&](WriteBuffer& out) { return messages::encode_commit_offsets_request(request, out); });
-  if (!body.ok()) return body.status();
-  Result<std::vector<std::byte>> r = c.control_request(frame::ApiKey::kCommitOffsets, *body);
   if (!r.ok()) return r.status();
   Result<messages::CommitOffsetsResponse> decoded = messages::decode_commit_offsets_response(*r);
   if (!decoded.ok()) return decoded.status();
@@ -551,7 +554,6 @@ Result<int64_t> Consumer::committed(std::string_view topic, int32_t partition) {
   if (c.options.group_id.empty()) {
     return Status(ErrorCode::kInvalidArgument, "committed offsets need a consumer group id");
   }
-  SPILLWAY_RETURN_IF_ERROR(c.ensure_control());
   const int32_t parts[] = {partition};
   Result<std::vector<std::byte>> r = c.fetch_offsets(topic, parts);
   if (!r.ok()) return r.status();

@@ -1,11 +1,36 @@
-// Client-side topic metadata lookups over the common Metadata codec (see
+// Client-side topic metadata over the common Metadata codec (see
 // metadata.h).
 #include "metadata.h"
 
-#include "request_body.h"
+#include "channel.h"
 #include "spillway/common/messages/metadata.h"
 
 namespace spillway::wire {
+
+namespace {
+
+Status encode_request(WriteBuffer& out, const messages::MetadataRequest& request) noexcept {
+  return messages::encode_metadata_request(request, out);
+}
+
+Result<std::vector<TopicMetadata>> round_trip(Channel& channel,
+                                              const messages::MetadataRequest& request) {
+  Result<std::vector<std::byte>> response =
+      channel.call(frame::ApiKey::kMetadata, messages::kMetadataVersion,
+                   [&](WriteBuffer& out) { return encode_request(out, request); });
+  if (!response.ok()) return response.status();
+  return decode_metadata(*response);
+}
+
+}  // namespace
+
+Status write_metadata_request(WriteBuffer& out, std::span<const std::string_view> topics) noexcept {
+  return encode_request(out, {.all_topics = false, .topics = topics});
+}
+
+Status write_all_topics_metadata_request(WriteBuffer& out) noexcept {
+  return encode_request(out, {.all_topics = true, .topics = {}});
+}
 
 Result<std::vector<TopicMetadata>> decode_metadata(std::span<const std::byte> body) {
   Result<messages::MetadataResponse> decoded = messages::decode_metadata_response(body);
@@ -22,51 +47,43 @@ Result<std::vector<TopicMetadata>> decode_metadata(std::span<const std::byte> bo
     m.topic.retention_ms = t.retention_ms;
     m.topic.partitions.reserve(static_cast<std::size_t>(t.partitions.size()));
     for (const messages::MetadataPartition& p : t.partitions) {
-      PartitionDescription pm;
-      pm.partition = p.partition;
-      pm.log_start_offset = p.log_start_offset;
-      pm.high_watermark = p.high_watermark;
-      pm.error = p.error_code;
-      pm.error_message = std::string(p.error_message);
-      m.topic.partitions.push_back(pm);
+      m.topic.partitions.push_back({.partition = p.partition,
+                                    .log_start_offset = p.log_start_offset,
+                                    .high_watermark = p.high_watermark,
+                                    .error = p.error_code,
+                                    .error_message = std::string(p.error_message)});
     }
     topics.push_back(std::move(m));
   }
   return topics;
 }
 
-Result<std::vector<TopicMetadata>> request_metadata(Connection& connection,
-                                                    std::span<const std::string_view> topics,
-                                                    bool all) {
-  messages::MetadataRequest request;
-  request.all_topics = all;
-  request.topics = topics;
-  Result<std::vector<std::byte>> body = encode_body(
-      [&](WriteBuffer& out) { return messages::encode_metadata_request(request, out); });
-  if (!body.ok()) return body.status();
-  Result<std::vector<std::byte>> response =
-      connection.request(frame::ApiKey::kMetadata, messages::kMetadataVersion, *body);
-  if (!response.ok()) return response.status();
-  return decode_metadata(*response);
-}
-
-Status topic_error(const TopicMetadata& m, std::string_view topic) {
-  std::string why =
-      m.error_message.empty() ? std::string(error_code_name(m.error)) : m.error_message;
-  if (why.find(topic) == std::string::npos) why = "topic '" + std::string(topic) + "': " + why;
-  return Status(m.error, std::move(why));
-}
-
-Result<TopicDescription> describe_topic(Connection& connection, std::string_view topic) {
-  const std::string_view names[] = {topic};
-  Result<std::vector<TopicMetadata>> m = request_metadata(connection, names, false);
-  if (!m.ok()) return m.status();
-  for (TopicMetadata& t : *m) {
+Result<TopicDescription> take_topic(std::vector<TopicMetadata>& answer, std::string_view topic) {
+  for (TopicMetadata& t : answer) {
     if (t.topic.name != topic) continue;
-    if (t.error != ErrorCode::kOk) return topic_error(t, topic);
-    return std::move(t.topic);
+    if (t.error == ErrorCode::kOk) return std::move(t.topic);
+    std::string why =
+        t.error_message.empty() ? std::string(error_code_name(t.error)) : t.error_message;
+    if (why.find(topic) == std::string::npos) why = "topic '" + std::string(topic) + "': " + why;
+    return Status(t.error, std::move(why));
   }
   return Status(ErrorCode::kUnknownTopic, "topic '" + std::string(topic) + "' does not exist");
+}
+
+Result<std::vector<TopicMetadata>> request_metadata(Channel& channel,
+                                                    std::span<const std::string_view> topics) {
+  return round_trip(channel, {.all_topics = false, .topics = topics});
+}
+
+Result<std::vector<TopicMetadata>> request_all_metadata(Channel& channel) {
+  return round_trip(channel, {.all_topics = true, .topics = {}});
+}
+
+Result<TopicDescription> describe_topic(Channel& channel, std::string_view topic) {
+  const std::string_view names[] = {topic};
+  Result<std::vector<TopicMetadata>> answer = request_metadata(channel, names);
+  if (!answer.ok()) return answer.status();
+  return take_topic(*answer, topic);
 }
 
 }  // namespace spillway::wire

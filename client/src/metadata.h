@@ -1,6 +1,7 @@
-// Topic metadata as the client keeps it: the Metadata response (decoded by
-// common/messages/metadata.h) copied into owning TopicDescriptions, and the
-// one-round-trip lookups the Admin and the Consumer make with it.
+// Topic metadata as the client reads it: the one way a Metadata request is
+// encoded and its answer interpreted, shared by the blocking lookups (Admin,
+// Consumer) and the Producer's pipelined requests. The answer (decoded by
+// common/messages/metadata.h) is copied into owning TopicDescriptions.
 #pragma once
 
 #include <span>
@@ -9,10 +10,12 @@
 #include <vector>
 
 #include "spillway/common/status.h"
-#include "spillway/connection.h"
+#include "spillway/common/write_buffer.h"
 #include "spillway/topic_description.h"
 
 namespace spillway::wire {
+
+class Channel;
 
 struct TopicMetadata {
   TopicDescription topic;
@@ -20,22 +23,29 @@ struct TopicMetadata {
   std::string error_message;
 };
 
+// Writes the body of a Metadata request for `topics` into `out`. Error: the
+// encoder's (a name above 65535 bytes, a refused spill).
+Status write_metadata_request(WriteBuffer& out, std::span<const std::string_view> topics) noexcept;
+// The same for every topic the broker has.
+Status write_all_topics_metadata_request(WriteBuffer& out) noexcept;
+
 // Decodes a Metadata response body into owning copies. kCorruptMessage if
 // the body is malformed.
 Result<std::vector<TopicMetadata>> decode_metadata(std::span<const std::byte> body);
 
-// One Metadata round trip on `connection` for `topics` (every topic when
-// `all`).
-Result<std::vector<TopicMetadata>> request_metadata(Connection& connection,
-                                                    std::span<const std::string_view> topics,
-                                                    bool all);
+// Takes `topic` out of a decoded answer: its description, or the status its
+// error becomes (kUnknownTopic when the answer does not list it). The
+// status is the topic's error message (else the code's name), prefixed with
+// the topic unless the message names it already.
+Result<TopicDescription> take_topic(std::vector<TopicMetadata>& answer, std::string_view topic);
 
-// The status a topic's metadata error becomes: its message (else the code's
-// name), prefixed with the topic unless the message names it already.
-Status topic_error(const TopicMetadata& m, std::string_view topic);
+// One Metadata round trip on `channel` (a control call) for `topics`, or for
+// every topic.
+Result<std::vector<TopicMetadata>> request_metadata(Channel& channel,
+                                                    std::span<const std::string_view> topics);
+Result<std::vector<TopicMetadata>> request_all_metadata(Channel& channel);
 
-// describe: the one topic's description, or its error (kUnknownTopic when
-// the broker does not list it).
-Result<TopicDescription> describe_topic(Connection& connection, std::string_view topic);
+// One topic's description, or its error (see take_topic).
+Result<TopicDescription> describe_topic(Channel& channel, std::string_view topic);
 
 }  // namespace spillway::wire

@@ -73,7 +73,6 @@ struct Producer::Impl {
   std::thread io;
   wire::Channel channel;
   producer_internal::InFlightRing ring;  // max_in_flight slots
-  int32_t next_correlation_id = 1;
   Clock::time_point reconnect_at{};
   Status last_transport_error;
   WriteBuffer request{std::span<std::byte>()};

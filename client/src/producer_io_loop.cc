@@ -40,7 +40,10 @@ void Producer::Impl::run() {
       if (now >= reconnect_at) {
         lk.unlock();
         Status st =
-            channel.connect(options.bootstrap, options.connect_timeout, options.request_timeout);
+            channel.connect(options.bootstrap, {.connect_timeout = options.connect_timeout,
+                                                .request_timeout = options.request_timeout,
+                                                .max_response_bytes = options.max_response_bytes,
+                                                .client_id = "spillway-producer"});
         lk.lock();
         if (!st.ok()) {
           last_transport_error = st;
@@ -103,7 +106,7 @@ void Producer::Impl::run() {
       continue;
     }
     if (readable) {
-      Result<wire::Response> response = channel.read_response(options.max_response_bytes);
+      Result<wire::Response> response = channel.read_response();
       lk.lock();
       if (!response.ok()) {
         disconnect(response.status(), &done);

@@ -38,20 +38,16 @@ void Producer::Impl::build_metadata_request() {
       t->metadata_in_flight = true;
     }
   }
-  messages::MetadataRequest body;
-  body.all_topics = false;
-  body.topics = names;
-  const producer_internal::InFlight& f =
-      ring.push(producer_internal::InFlight{next_correlation_id++, true, nullptr, Clock::now()});
-  Result<uint64_t> start = wire::begin_frame(request, frame::ApiKey::kMetadata,
-                                             messages::kMetadataVersion, f.correlation_id);
-  if (!start.ok() || !messages::encode_metadata_request(body, request).ok()) {
+  const producer_internal::InFlight& f = ring.push(
+      producer_internal::InFlight{channel.next_correlation_id(), true, nullptr, Clock::now()});
+  const Status st = wire::write_frame(
+      request, frame::ApiKey::kMetadata, messages::kMetadataVersion, f.correlation_id,
+      [&](WriteBuffer& out) { return wire::write_metadata_request(out, names); });
+  if (!st.ok()) {
     request.release();   // the send of an empty request is skipped; the
     ring.drop_newest();  // topics are asked again on the next round
     for (auto& [name, t] : topics) t->metadata_in_flight = false;
-    return;
   }
-  wire::end_frame(request, *start);
 }
 
 void Producer::Impl::apply_metadata(Status request_error, std::span<const std::byte> body) {
@@ -69,24 +65,20 @@ void Producer::Impl::apply_metadata(Status request_error, std::span<const std::b
     t->metadata_in_flight = false;
     t->metadata_wanted = false;
     ++t->metadata_generation;
-    const wire::TopicMetadata* m = nullptr;
-    for (const auto& a : answer) {
-      if (a.topic.name == t->name) m = &a;
-    }
     if (!request_error.ok()) {
       t->metadata_error = request_error;
-    } else if (!m) {
-      t->metadata_error =
-          Status(ErrorCode::kUnknownTopic, "topic '" + t->name + "' does not exist");
-    } else if (m->error != ErrorCode::kOk) {
-      t->metadata_error = wire::topic_error(*m, t->name);
-    } else if (m->topic.partitions.empty()) {
+      continue;
+    }
+    Result<TopicDescription> m = wire::take_topic(answer, t->name);
+    if (!m.ok()) {
+      t->metadata_error = m.status();
+    } else if (m->partitions.empty()) {
       t->metadata_error =
           Status(ErrorCode::kUnknownTopic, "topic '" + t->name + "' has no partitions");
     } else {
       t->metadata_error = Status::Ok();
-      t->partitions = static_cast<int32_t>(m->topic.partitions.size());
-      t->parts.resize(m->topic.partitions.size());
+      t->partitions = static_cast<int32_t>(m->partitions.size());
+      t->parts.resize(m->partitions.size());
       t->sticky = static_cast<int32_t>(
           murmur2(std::as_bytes(std::span<const char>(t->name.data(), t->name.size()))) %
           static_cast<uint32_t>(t->partitions));

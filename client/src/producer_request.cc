@@ -45,7 +45,8 @@ Producer::Impl::Batch* Producer::Impl::collect_ready(Clock::time_point now) {
       link = &b->next;
     }
   }
-  if (first) ring.push(producer_internal::InFlight{next_correlation_id++, false, first, now});
+  if (first)
+    ring.push(producer_internal::InFlight{channel.next_correlation_id(), false, first, now});
   return first;
 }
 

@@ -1,16 +1,12 @@
 // spillway::Connection against a scripted fake broker: request bytes on the
 // wire, error responses, and every transport failure it must report.
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <array>
-#include <functional>
+#include <atomic>
 #include <thread>
 
-#include "socket_io.h"
+#include "scripted_broker.h"
 #include "spillway/admin.h"
 #include "spillway/common/api_versions.h"
 #include "spillway/common/frame.h"
@@ -18,64 +14,12 @@
 namespace spillway {
 namespace {
 
-using testing::read_exactly;
-
-// Listens on an ephemeral port and runs `script` on the first connection.
-class FakeBroker {
- public:
-  explicit FakeBroker(std::function<void(int fd)> script) {
-    listen_fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    EXPECT_EQ(::bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
-    EXPECT_EQ(::listen(listen_fd_, 4), 0);
-    socklen_t len = sizeof(addr);
-    ::getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&addr), &len);
-    port_ = ntohs(addr.sin_port);
-    thread_ = std::thread([this, script = std::move(script)] {
-      const int fd = ::accept(listen_fd_, nullptr, nullptr);
-      if (fd < 0) return;
-      script(fd);
-      ::close(fd);
-    });
-  }
-  ~FakeBroker() {
-    ::shutdown(listen_fd_, SHUT_RDWR);  // wakes accept() if nobody came
-    thread_.join();
-    ::close(listen_fd_);
-  }
-  std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
-
- private:
-  int listen_fd_ = -1;
-  uint16_t port_ = 0;
-  std::thread thread_;
-};
-
-void write_all(int fd, std::span<const std::byte> bytes) {
-  ASSERT_EQ(::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL),
-            static_cast<ssize_t>(bytes.size()));
-}
-
-// Reads one request; returns its header and body.
-std::pair<frame::RequestHeader, std::vector<std::byte>> read_request(int fd) {
-  std::array<std::byte, frame::kRequestHeaderBytes> h;
-  frame::RequestHeader header;
-  std::vector<std::byte> body;
-  if (!read_exactly(fd, h.data(), h.size())) return {header, body};
-  EXPECT_TRUE(frame::decode_request_header(h, 1 << 20, &header).ok());
-  body.resize(header.body_bytes);
-  EXPECT_TRUE(read_exactly(fd, body.data(), body.size()));
-  return {header, body};
-}
+using testing::read_request;
+using testing::write_all;
+using FakeBroker = testing::ScriptedBroker;
 
 void send_response(int fd, int32_t correlation_id, std::span<const std::byte> body) {
-  std::array<std::byte, frame::kResponseHeaderBytes> h;
-  frame::encode_response_header(
-      {correlation_id, ErrorCode::kOk, static_cast<uint32_t>(body.size())}, h);
-  write_all(fd, h);
-  write_all(fd, body);
+  EXPECT_TRUE(testing::send_response(fd, correlation_id, body));
 }
 
 TEST(Connection, SendsAWellFormedApiVersionsRequestAndDecodesTheAnswer) {
@@ -109,7 +53,7 @@ TEST(Connection, ErrorResponseBecomesTheBrokersStatusAndConnectionStaysOpen) {
       std::array<std::byte, frame::kMaxErrorFrameBytes> out;
       const size_t n = frame::encode_error_response(header.correlation_id, ErrorCode::kUnknownTopic,
                                                     "no topic 'x'", out);
-      write_all(fd, std::span(out).first(n));
+      EXPECT_TRUE(write_all(fd, std::span(out).first(n)));
     }
   });
   Result<Connection> c = Connection::connect(fake.address());
@@ -141,7 +85,7 @@ TEST(Connection, BrokerClosingMidResponseIsNotConnected) {
     auto [header, body] = read_request(fd);
     std::array<std::byte, frame::kResponseHeaderBytes> h;
     frame::encode_response_header({header.correlation_id, ErrorCode::kOk, 100}, h);
-    write_all(fd, h);  // promises 100 bytes, sends none, closes
+    EXPECT_TRUE(write_all(fd, h));  // promises 100 bytes, sends none, closes
   });
   Result<Connection> c = Connection::connect(fake.address());
   ASSERT_TRUE(c.ok());

@@ -172,6 +172,45 @@ TEST(Consumer, ReportsUnknownTopicsAndPartitions) {
   EXPECT_EQ(c->commit().code(), ErrorCode::kInvalidArgument);  // no group
 }
 
+// Fetches and control calls share the consumer's one connection; a control
+// call reads its answer into memory of its own, so the records a poll
+// returned stay intact across a commit and a committed() lookup.
+TEST(Consumer, FetchesAndControlCallsShareOneConnectionAndCommitsKeepRecordsValid) {
+  FakeBroker broker;
+  broker.create_topic("t", 2);
+  produce(broker, "t", 0, 40, ProducerCompression::kNone, 0);
+  produce(broker, "t", 0, 40, ProducerCompression::kNone, 1);
+  const int before = broker.connections_accepted();
+  auto c = consumer_for(broker, "g");
+  ASSERT_TRUE(c->assign("t").ok());
+  Result<ConsumerRecords> records = c->poll(std::chrono::milliseconds(500));
+  ASSERT_TRUE(records.ok() && !records->empty());
+  std::vector<std::string> values;
+  for (const ConsumerRecord& r : *records) values.emplace_back(r.value_string());
+  ASSERT_TRUE(c->commit().ok());
+  ASSERT_TRUE(c->committed("t", 1).ok());
+  ASSERT_TRUE(c->describe("t").ok());
+  for (size_t i = 0; i < values.size(); ++i) EXPECT_EQ((*records)[i].value_string(), values[i]);
+  EXPECT_EQ(broker.connections_accepted() - before, 1);
+}
+
+// A connection the broker dropped (idle timeout, restart) is made again by
+// the next call, for fetches and control calls alike.
+TEST(Consumer, ReconnectsAfterTheBrokerDroppedItsConnection) {
+  FakeBroker broker;
+  broker.create_topic("t", 1);
+  produce(broker, "t", 0, 10);
+  auto c = consumer_for(broker, "g");
+  ASSERT_TRUE(c->assign("t").ok());
+  ASSERT_EQ(read_values(*c, 10).size(), 10u);
+  broker.drop_connections();
+  ASSERT_TRUE(c->commit().ok()) << "commit after the drop";
+  EXPECT_EQ(*c->committed("t", 0), 10);
+  produce(broker, "t", 10, 20);
+  broker.drop_connections();
+  EXPECT_EQ(read_values(*c, 10).size(), 10u) << "poll after the drop";
+}
+
 // Issue 11, integrity: a batch whose CRC-32C does not match (one byte of a
 // value flipped on the broker's disk) is never handed out. The records
 // before it are; then poll fails with kCorruptMessage naming the topic,

@@ -65,6 +65,7 @@ void FakeBroker::accept_loop() {
     }
     int one = 1;  // answers go out as two sends: no Nagle delay between them
     ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    connections_accepted_.fetch_add(1);
     std::lock_guard lk(mu_);
     open_fds_.push_back(fd);
     sessions_.emplace_back([this, fd] { serve(fd); });

@@ -47,6 +47,8 @@ class FakeBroker {
   // Records stored in a partition, in offset order: (key, value) pairs.
   std::vector<std::pair<std::string, std::string>> records(const std::string& topic, int partition);
   int produce_requests() const { return produce_requests_.load(); }
+  // Connections accepted since construction.
+  int connections_accepted() const { return connections_accepted_.load(); }
 
  private:
   struct Partition {
@@ -64,6 +66,7 @@ class FakeBroker {
   std::thread acceptor_;
   std::atomic<bool> stopping_{false};
   std::atomic<int> produce_requests_{0};
+  std::atomic<int> connections_accepted_{0};
 
   std::mutex mu_;
   std::condition_variable data_cv_;

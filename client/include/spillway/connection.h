@@ -1,6 +1,11 @@
 // A blocking connection to one broker over the native protocol: send a
-// request frame, wait for its response. The building block of Admin (and of
-// Producer/Consumer later). Frames are specified in docs/protocol.md.
+// request frame, wait for its response, get the response body as bytes the
+// caller owns. Frames are specified in docs/protocol.md.
+//
+// A Connection is a handle on the client library's one transport
+// (client/src/channel.h). Admin makes its calls through one; the Producer's
+// I/O thread and the Consumer use the same transport directly, with a
+// response buffer that is reused instead of a vector per response.
 #pragma once
 
 #include <chrono>
@@ -19,6 +24,8 @@ namespace spillway {
 
 struct ConnectionOptions {
   std::chrono::milliseconds connect_timeout{5'000};
+  // How long a response may take to arrive whole, from the moment it is
+  // awaited.
   std::chrono::milliseconds request_timeout{10'000};
   // Largest response accepted; a longer one fails the request with
   // kFrameTooLarge (and closes the connection) before any buffer is sized.
@@ -32,6 +39,13 @@ struct ConnectionOptions {
 // a port from 1 to 65535. Neither resolves nor connects. Error:
 // kInvalidArgument saying what is wrong.
 Status check_broker_address(std::string_view address);
+
+class Connection;
+namespace wire {
+class Channel;
+// The transport behind `connection`, for the library's own calls.
+Channel& channel_of(Connection& connection) noexcept;
+}  // namespace wire
 
 class Connection {
  public:
@@ -61,9 +75,9 @@ class Connection {
   const ConnectionOptions& options() const noexcept;
 
  private:
-  struct Impl;
-  explicit Connection(std::unique_ptr<Impl> impl);
-  std::unique_ptr<Impl> impl_;
+  friend wire::Channel& wire::channel_of(Connection& connection) noexcept;
+  explicit Connection(std::unique_ptr<wire::Channel> channel);
+  std::unique_ptr<wire::Channel> channel_;
 };
 
 }  // namespace spillway
