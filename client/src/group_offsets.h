@@ -1,0 +1,35 @@
+// A consumer group's committed offsets: the FetchOffsets and CommitOffsets
+// control calls (docs/protocol.md), each one round trip on a Channel.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "spillway/common/status.h"
+#include "spillway/consumer.h"
+
+namespace spillway::wire {
+
+class Channel;
+
+struct CommittedOffset {
+  int32_t partition = 0;
+  int64_t offset = -1;  // the next offset to consume; -1 when none is committed
+  Status error;         // the broker's error for this partition
+};
+
+// The offsets `group` committed for `partitions` of `topic`, one entry per
+// partition the broker answered for. Errors: the call's, kCorruptMessage
+// for an answer that does not decode.
+Result<std::vector<CommittedOffset>> fetch_committed(Channel& channel, std::string_view group,
+                                                     std::string_view topic,
+                                                     std::span<const int32_t> partitions);
+
+// Commits `offsets` for `group`; durable when it returns ok. Errors: the
+// call's, or the first partition the broker refused ("t/p: why").
+Status commit_offsets(Channel& channel, std::string_view group,
+                      std::span<const TopicPartitionOffset> offsets);
+
+}  // namespace spillway::wire

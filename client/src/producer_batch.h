@@ -1,0 +1,47 @@
+// Batch: a batch of records the producer has staged for one partition, from
+// send() until its callbacks have run. The RecordAccumulator
+// (record_accumulator.h) owns and recycles Batch objects; the I/O thread
+// (producer_sender.h) holds a batch while it is in flight.
+//
+// Batches are linked intrusively: one `next` pointer serves the partition
+// queue, a request's batch list, the list of completed batches and the free
+// list, so moving a batch between them never allocates.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "spillway/common/status.h"
+#include "spillway/common/write_buffer.h"
+
+namespace spillway::producer_internal {
+
+using Clock = std::chrono::steady_clock;
+
+struct TopicQueues;
+
+struct Batch {
+  Batch* next = nullptr;                        // the list the batch is on
+  WriteBuffer staging{std::span<std::byte>()};  // entries (producer_staging.h)
+  TopicQueues* topic = nullptr;
+  int32_t partition = 0;
+  int32_t count = 0;      // records staged
+  std::size_t bytes = 0;  // staged entry bytes, an estimate of the batch size
+  Clock::time_point created;
+  Clock::time_point deadline;  // created + delivery_timeout
+  Clock::time_point retry_at;  // not sent again before this
+  int attempts = 0;            // sends after the first
+  bool sealed = false;         // takes no more records
+  int64_t base_offset = -1;    // the outcome, once complete
+  Status error;
+};
+
+// Pushes `b` onto the list `*list` (newest first).
+inline void push_front(Batch** list, Batch* b) {
+  b->next = *list;
+  *list = b;
+}
+
+}  // namespace spillway::producer_internal

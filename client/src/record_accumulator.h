@@ -1,0 +1,191 @@
+// RecordAccumulator: the producer's records between send() and the I/O
+// thread, queued per topic partition in batches.
+//
+// Owns: every Batch object (recycled through a free list, deleted with the
+// accumulator) and the staging memory of the queued ones (pooled WriteBuffer
+// segments); each partition's queue, its in-flight mark and its fence; each
+// topic's keyless sticky partition; the count of staged bytes.
+//
+// Invariants:
+// - A partition's queue holds its batches in send order. Only the newest
+//   may be open (take records); a batch is sealed when full, when it is
+//   drained for sending, or when its partition is fenced.
+// - At most one batch per partition is in flight: drain_ready() passes
+//   over a partition until the I/O thread calls finished() for its batch.
+//   A batch to retry goes back to the FRONT of its queue (requeue_front()),
+//   so nothing overtakes it: a partition's records reach the broker in send
+//   order, across retries and reconnects.
+// - No holes (see producer.h): fence() fails everything queued for a
+//   partition, and append() refuses its records, until reset_fence().
+// - The steady state allocates nothing: batches are recycled and staging
+//   memory comes from the BufferPool.
+//
+// Concurrency: none of its own. The producer calls it under its mutex. A
+// batch out of its queue (drain_ready(), take_expired(), fence()) belongs to
+// the caller (the I/O thread, which builds a request from it without the
+// lock) until it is handed back with requeue_front() or release(), under
+// the mutex again.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "producer_batch.h"
+#include "spillway/common/status.h"
+#include "spillway/producer.h"
+
+namespace spillway::producer_internal {
+
+struct PartitionQueue {
+  Batch* head = nullptr;  // oldest queued batch
+  Batch* tail = nullptr;  // newest; the only one that may be open
+  bool in_flight = false;
+  // Ok, or the failure that fenced the partition.
+  Status fenced;
+};
+
+struct TopicQueues {
+  std::string name;
+  std::vector<PartitionQueue> partitions;  // empty until set_partition_count()
+  int32_t sticky = 0;                      // the partition of keyless records
+};
+
+// A record to stage, and the size of its staging entry (entry_size()).
+struct RecordToStage {
+  std::span<const std::byte> key{};
+  std::span<const std::byte> value{};
+  std::span<const Header> headers{};
+  DeliveryCallback callback{};
+  std::size_t entry_bytes = 0;
+};
+
+// How append() picked a record's partition.
+enum class Placement : uint8_t {
+  kChosen,  // by key or by the caller: the record stays there
+  kSticky,  // keyless: it follows the sticky partition when its batch closes
+};
+
+// Whether drain_ready() waits for a batch's linger time.
+enum class Linger : uint8_t {
+  kWait,  // a batch is ready when sealed or lingered
+  kSkip,  // every batch with records is ready (flush, close)
+};
+
+class RecordAccumulator {
+ public:
+  struct Config {
+    std::size_t batch_bytes = 256u << 10;
+    std::chrono::milliseconds linger{5};
+    std::chrono::milliseconds delivery_timeout{30'000};
+  };
+
+  explicit RecordAccumulator(Config config);
+  ~RecordAccumulator();
+  RecordAccumulator(const RecordAccumulator&) = delete;
+  RecordAccumulator& operator=(const RecordAccumulator&) = delete;
+
+  // --- Topics. Entries are never erased; their addresses stay valid.
+
+  // The queues of `name`, added (with no partitions) on first use.
+  TopicQueues& topic(std::string_view name);
+  // The queues of `name`, or null.
+  TopicQueues* find_topic(std::string_view name);
+  // Sizes `t` for `count` (>= 1) partitions; the first sticky partition is
+  // murmur2 of the name, as Kafka's. Precondition: `t` has no partitions.
+  void set_partition_count(TopicQueues& t, int32_t count);
+
+  // --- Appending (the callers' threads).
+
+  struct Appended {
+    Status error;                // ok, or why the record was not staged
+    int32_t partition = 0;       // where it went (or would have)
+    bool batch_changed = false;  // a batch was opened or sealed: wake the I/O thread
+  };
+  // Stages `record` in the open batch of `partition` of `t` (opening one,
+  // and sealing the open one first if the record would overfill it; a
+  // kSticky record then follows the sticky partition). Errors: the
+  // partition is fenced (fenced_error()), or no pooled memory to stage it
+  // (kResourceExhausted; the partition is fenced, since records queued
+  // before this one may still be delivered). Precondition: `partition` <
+  // the topic's partition count.
+  Appended append(TopicQueues& t, int32_t partition, Placement placement,
+                  const RecordToStage& record);
+
+  // Staged bytes of batches not yet released.
+  std::size_t buffered_bytes() const noexcept { return buffered_; }
+
+  // --- Sending (the I/O thread).
+
+  // Takes the ready head batch of every partition with no batch in flight
+  // (ready: records, retry time reached, and sealed, lingered or kSkip),
+  // stopping once `max_bytes` would be passed (one batch may pass it), and
+  // marks them in flight. Returns them linked, grouped by topic; null if
+  // none.
+  Batch* drain_ready(Clock::time_point now, Linger linger, std::size_t max_bytes);
+  // The earliest of `limit` and the times a queued batch becomes ready or
+  // reaches its delivery deadline.
+  Clock::time_point next_due(Clock::time_point limit, Linger linger) const;
+  // The earliest of `limit` and the queued batches' delivery deadlines.
+  Clock::time_point next_expiry(Clock::time_point limit) const;
+  // True iff no batch is queued or in flight.
+  bool idle() const;
+
+  // --- Outcomes (the I/O thread).
+
+  // The head batch of every partition whose head is past its delivery
+  // deadline (every head when `closing`), taken out of its queue. Linked,
+  // in topic and partition order.
+  Batch* take_expired(Clock::time_point now, bool closing);
+  // The request that carried `b` is over (answered, failed or never
+  // sent): its partition may send again.
+  void finished(Batch* b);
+  // `b` (out of its queue) goes back to the front of its partition's queue,
+  // to be sent again.
+  void requeue_front(Batch* b);
+  // Fences partition `partition` of `t` after one of its records failed
+  // with `cause` (the first cause is kept): every batch queued for it fails
+  // with fenced_error(), pushed onto `*done`, and append() refuses it until
+  // reset_fence(). The callers ensure all of those were sent after the
+  // failed record.
+  void fence(TopicQueues& t, int32_t partition, const Status& cause, Batch** done);
+  // Fences `partition` of `t` for the records sent from now on only (the
+  // first cause is kept); what is queued may still be delivered. For a
+  // record that failed before it was staged.
+  void fence_later_records(TopicQueues& t, int32_t partition, const Status& cause);
+  // Returns a completed batch's staging memory to the pool and the batch to
+  // the free list.
+  void release(Batch* b);
+
+  // --- Fences (any thread, under the producer's mutex).
+
+  std::vector<FencedPartition> fenced_partitions() const;
+  // Lifts the fence of `partition` of `topic` (ok if it had none). Errors:
+  // kUnknownTopic when no partition count is known, kUnknownPartition.
+  Status reset_fence(std::string_view topic, int32_t partition);
+  // The error of a record not sent because its partition is fenced.
+  static Status fenced_error(const TopicQueues& t, int32_t partition, const Status& cause);
+
+ private:
+  Batch* new_batch(TopicQueues& t, int32_t partition, Clock::time_point now);
+  // Seals `b`; the keyless sticky partition moves on when its batch closes,
+  // as Kafka's sticky partitioner does.
+  void seal(TopicQueues& t, Batch* b);
+
+  const Config config_;
+  std::map<std::string, std::unique_ptr<TopicQueues>, std::less<>> topics_;
+  // The topic of the last append: most producers send to one topic, and the
+  // map lookup (string compares down the tree) was a tenth of send()'s cost.
+  TopicQueues* last_topic_ = nullptr;
+  Batch* free_ = nullptr;
+  std::vector<Batch*> all_;  // every batch, to delete
+  std::size_t buffered_ = 0;
+};
+
+}  // namespace spillway::producer_internal

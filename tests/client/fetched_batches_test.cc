@@ -1,0 +1,148 @@
+// FetchedBatches and Assignment on their own: fetched bytes become records
+// at and after each position, whole batches at a time; a batch whose CRC-32C
+// does not match is never handed out and blocks its partition until the
+// fetched data is dropped; a cut-off batch is left for the next fetch.
+#include "fetched_batches.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "consumer_assignment.h"
+#include "spillway/common/batch_builder.h"
+
+namespace spillway::consumer_internal {
+namespace {
+
+std::span<const std::byte> bytes(std::string_view s) {
+  return std::as_bytes(std::span<const char>(s.data(), s.size()));
+}
+
+// Appends one batch of values "v<base>".."v<base+count-1>" at `base`.
+void append_batch(std::vector<std::byte>& out, int64_t base, int count,
+                  batch::Compression compression = batch::Compression::kNone) {
+  std::byte scratch[256];
+  WriteBuffer w(scratch);
+  batch::BatchBuilder builder;
+  batch::BuilderOptions options;
+  options.compression = compression;
+  options.base_offset = base;
+  ASSERT_TRUE(builder.start(w, options).ok());
+  std::vector<std::string> values;
+  for (int i = 0; i < count; ++i) values.push_back("v" + std::to_string(base + i));
+  for (const std::string& v : values) {
+    batch::RecordInput record;
+    record.timestamp = 1'000;
+    record.key = bytes("k");
+    record.value = bytes(v);
+    ASSERT_TRUE(builder.append(record).ok());
+  }
+  ASSERT_TRUE(builder.finish().ok());
+  const std::size_t at = out.size();
+  out.resize(at + w.bytes_written());
+  w.copy_to(std::span(out).subspan(at));
+}
+
+std::vector<std::string> values(std::span<const ConsumerRecord> records) {
+  std::vector<std::string> out;
+  for (const ConsumerRecord& r : records) out.emplace_back(r.value_string());
+  return out;
+}
+
+class FetchedBatchesTest : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_TRUE(assignment_.add("t", {}, 1).ok()); }
+  AssignedPartition& partition() { return assignment_.partitions()[0]; }
+
+  Assignment assignment_;
+};
+
+TEST_F(FetchedBatchesTest, HandsOutWholeBatchesFromThePositionOn) {
+  std::vector<std::byte> fetched;
+  append_batch(fetched, 0, 3);
+  append_batch(fetched, 3, 3, batch::Compression::kZstd);
+  append_batch(fetched, 6, 3);
+  partition().position = 2;  // inside the first batch
+  FetchedBatches batches(4);
+  batches.start_poll();
+  batches.add(0, fetched);
+  ASSERT_TRUE(batches.take(assignment_).ok());
+  // About four records: whole batches, so the second is taken entirely.
+  EXPECT_EQ(values(batches.records()), (std::vector<std::string>{"v2", "v3", "v4", "v5"}));
+  EXPECT_EQ(batches.records()[0].offset, 2);
+  EXPECT_EQ(batches.records()[0].topic, "t");
+  EXPECT_EQ(partition().position, 6);
+  batches.start_poll();
+  ASSERT_TRUE(batches.take(assignment_).ok());
+  EXPECT_EQ(values(batches.records()), (std::vector<std::string>{"v6", "v7", "v8"}));
+  EXPECT_TRUE(batches.empty());
+}
+
+TEST_F(FetchedBatchesTest, ACorruptBatchIsNeverHandedOutAndBlocksItsPartition) {
+  std::vector<std::byte> fetched;
+  append_batch(fetched, 0, 2);
+  const std::size_t second = fetched.size();
+  append_batch(fetched, 2, 2);
+  append_batch(fetched, 4, 2);
+  fetched[second + 70] ^= std::byte{0x01};  // a byte of the second batch's records
+  FetchedBatches batches(100);
+  batches.start_poll();
+  batches.add(0, fetched);
+  ASSERT_TRUE(batches.take(assignment_).ok());  // the records before it first
+  EXPECT_EQ(values(batches.records()), (std::vector<std::string>{"v0", "v1"}));
+  for (int poll = 0; poll < 2; ++poll) {
+    batches.start_poll();
+    Status st = batches.take(assignment_);
+    EXPECT_EQ(st.code(), ErrorCode::kCorruptMessage);
+    EXPECT_NE(st.message().find("t/0 offset 2: corrupt batch, CRC-32C"), std::string::npos)
+        << st.message();
+    EXPECT_TRUE(batches.records().empty());
+    EXPECT_EQ(partition().position, 2);
+  }
+  batches.clear();  // a seek drops what was fetched
+  EXPECT_TRUE(batches.empty());
+}
+
+TEST_F(FetchedBatchesTest, ACutOffBatchIsLeftForTheNextFetch) {
+  std::vector<std::byte> fetched;
+  append_batch(fetched, 0, 2);
+  const std::size_t whole = fetched.size();
+  append_batch(fetched, 2, 2);
+  FetchedBatches batches(100);
+  batches.start_poll();
+  batches.add(0, std::span(fetched).first(whole + 70));  // its header and a few bytes
+  ASSERT_TRUE(batches.take(assignment_).ok());
+  EXPECT_EQ(values(batches.records()), (std::vector<std::string>{"v0", "v1"}));
+  EXPECT_TRUE(batches.empty());
+  EXPECT_EQ(partition().position, 2);
+}
+
+TEST(Assignment, AddsPartitionsSortedOnceAndRejectsUnknownOnes) {
+  Assignment a;
+  const int32_t one[] = {1};
+  ASSERT_TRUE(a.add("b", one, 2).ok());
+  ASSERT_TRUE(a.add("a", {}, 2).ok());
+  a.find("b", 1)->position = 7;
+  ASSERT_TRUE(a.add("b", {}, 2).ok());  // b/1 keeps its position
+  std::vector<std::string> order;
+  for (const AssignedPartition& p : a.partitions()) {
+    order.push_back(p.topic + "/" + std::to_string(p.partition));
+  }
+  EXPECT_EQ(order, (std::vector<std::string>{"a/0", "a/1", "b/0", "b/1"}));
+  EXPECT_EQ(a.find("b", 1)->position, 7);
+  EXPECT_EQ(a.find("b", 0)->position, kResolveCommitted);
+  const int32_t bad[] = {0, 2};
+  EXPECT_EQ(a.add("c", bad, 2).code(), ErrorCode::kUnknownPartition);
+  EXPECT_EQ(a.find("c", 0), nullptr);  // nothing of it was added
+  EXPECT_EQ(a.get("c", 0).status().code(), ErrorCode::kUnknownPartition);
+  int runs = 0;
+  a.for_each_topic([&](std::string_view, std::span<AssignedPartition> parts) {
+    EXPECT_EQ(parts.size(), 2u);
+    ++runs;
+  });
+  EXPECT_EQ(runs, 2);
+}
+
+}  // namespace
+}  // namespace spillway::consumer_internal
