@@ -24,7 +24,7 @@ struct TopicMetadata {
 };
 
 // Writes the body of a Metadata request for `topics` into `out`. Error: the
-// encoder's (a name above 65535 bytes, a refused spill).
+// encoder's (a name above 32767 bytes, a refused spill).
 Status write_metadata_request(WriteBuffer& out, std::span<const std::string_view> topics) noexcept;
 // The same for every topic the broker has.
 Status write_all_topics_metadata_request(WriteBuffer& out) noexcept;

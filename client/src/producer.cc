@@ -160,9 +160,10 @@ void Producer::Impl::send(std::string_view topic, std::span<const std::byte> key
              topic, partition, cb);
     return;
   }
-  if (topic.size() > UINT16_MAX) {
-    // A wire string: it could not be encoded into a Metadata or Produce request.
-    fail_now(lk, Status(ErrorCode::kInvalidArgument, "topic name above 65535 bytes"), topic,
+  if (topic.size() > INT16_MAX) {
+    // A protocol STRING (i16 length): it could not be encoded into a
+    // Metadata or Produce request.
+    fail_now(lk, Status(ErrorCode::kInvalidArgument, "topic name above 32767 bytes"), topic,
              partition, cb);
     return;
   }

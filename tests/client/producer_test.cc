@@ -347,6 +347,23 @@ TEST(Producer, UnknownTopicFailsTheSend) {
   EXPECT_NE(r.status().message().find("nope"), std::string_view::npos);
 }
 
+// A topic name longer than a protocol string (Kafka's STRING: at most 32767
+// bytes) can be neither asked about nor produced to: the send fails at once
+// instead of waiting its delivery timeout for metadata that cannot come.
+TEST(Producer, ATopicNameTooLongForTheProtocolFailsTheSendAtOnce) {
+  FakeBroker broker;
+  ProducerOptions o = options_for(broker);
+  o.delivery_timeout = std::chrono::seconds(2);
+  auto producer = Producer::create(o);
+  ASSERT_TRUE(producer.ok());
+  auto f = (*producer)->send(std::string(32'768, 't'), "k", "v");
+  ASSERT_EQ(f.wait_for(std::chrono::seconds(0)), std::future_status::ready)
+      << "the callback did not run inside send()";
+  Result<RecordMetadata> r = f.get();
+  EXPECT_EQ(r.status().code(), ErrorCode::kInvalidArgument) << r.status().to_string();
+  EXPECT_NE(r.status().message().find("32767"), std::string_view::npos) << r.status().message();
+}
+
 TEST(Producer, ExplicitPartitionOutOfRangeFails) {
   FakeBroker broker;
   broker.create_topic("t", 2);
