@@ -111,7 +111,9 @@ int run_consume(const ConsumeCommandOptions& o) {
       for (TopicPartitionOffset& s : shown) {
         if (s.partition == r.partition) at = &s;
       }
-      if (!at) at = &shown.emplace_back(TopicPartitionOffset{o.topic, r.partition, 0});
+      if (!at)
+        at = &shown.emplace_back(
+            TopicPartitionOffset{.topic = o.topic, .partition = r.partition, .offset = 0});
       at->offset = r.offset + 1;
     }
     std::fflush(stdout);

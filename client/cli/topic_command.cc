@@ -16,8 +16,8 @@ struct TopicCommandOptions {
   std::string name;
   int partitions = 1;
   std::string flush;
-  int64_t retention_bytes = -2;
-  int64_t retention_ms = -2;
+  int64_t retention_bytes = TopicOptions::kBrokerDefault;
+  int64_t retention_ms = TopicOptions::kBrokerDefault;
   int timeout_ms = 10'000;
 };
 
@@ -117,11 +117,11 @@ void add_topic_command(CLI::App& app, int* exit_code) {
   create
       ->add_option("--retention-bytes", o->retention_bytes,
                    "bytes kept per partition (-1 unlimited; default: broker's)")
-      ->check(CLI::Range(int64_t{-1}, INT64_MAX));
+      ->check(CLI::Range(TopicOptions::kUnlimited, INT64_MAX));
   create
       ->add_option("--retention-ms", o->retention_ms,
                    "age of records kept (-1 unlimited; default: broker's)")
-      ->check(CLI::Range(int64_t{-1}, INT64_MAX));
+      ->check(CLI::Range(TopicOptions::kUnlimited, INT64_MAX));
   create->callback([o, exit_code] { *exit_code = run_create(*o); });
 
   CLI::App* del = topic->add_subcommand("delete", "Delete a topic and its data");

@@ -30,6 +30,10 @@ Result<PingReply> Admin::ping() {
   return PingReply{std::move(versions).value(), std::chrono::steady_clock::now() - start};
 }
 
+// TopicOptions' values go on the wire as they are.
+static_assert(TopicOptions::kBrokerDefault == messages::kUseBrokerDefault);
+static_assert(TopicOptions::kUnlimited == messages::kUnlimited);
+
 Status Admin::create_topic(std::string_view name, const TopicOptions& options) {
   const messages::CreateTopicsRequest request{.name = name,
                                               .partitions = options.partitions,

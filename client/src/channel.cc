@@ -23,7 +23,10 @@ Result<uint64_t> begin_frame(WriteBuffer& out, frame::ApiKey key, int16_t api_ve
   const uint64_t start = out.bytes_written();
   std::byte header[frame::kRequestHeaderBytes];
   frame::encode_request_header(
-      {static_cast<int16_t>(key), api_version, correlation_id, 0},
+      {.api_key = static_cast<int16_t>(key),
+       .api_version = api_version,
+       .correlation_id = correlation_id,
+       .body_bytes = 0},  // patched by end_frame()
       std::span<std::byte, frame::kRequestHeaderBytes>(header, frame::kRequestHeaderBytes));
   SPILLWAY_RETURN_IF_ERROR(out.write(header));
   return start;
@@ -222,7 +225,9 @@ Result<Response> Channel::read_response(std::chrono::milliseconds timeout) {
   }
   if (h.body_bytes > 0)
     SPILLWAY_RETURN_IF_ERROR(read_exactly(buffer_.get(), h.body_bytes, deadline));
-  return Response{h.correlation_id, h.error_code, {buffer_.get(), h.body_bytes}};
+  return Response{.correlation_id = h.correlation_id,
+                  .error = h.error_code,
+                  .body = {buffer_.get(), h.body_bytes}};
 }
 
 Result<std::vector<std::byte>> Channel::exchange(WriteBuffer& request, int32_t correlation_id) {

@@ -20,9 +20,7 @@
 namespace spillway {
 
 using consumer_internal::AssignedPartition;
-using consumer_internal::kResolveCommitted;
-using consumer_internal::kResolveEarliest;
-using consumer_internal::kResolveLatest;
+using consumer_internal::Position;
 
 namespace {
 
@@ -73,7 +71,10 @@ struct Consumer::Impl {
     return with_reconnect([&](wire::Channel& c) { return wire::describe_topic(c, topic); });
   }
 
-  // Turns every symbolic position into an offset: the group's committed
+  // Moves `partition` of `topic` to `position`; what was fetched is
+  // refetched from the positions. kUnknownPartition if it is not assigned.
+  Status seek(std::string_view topic, int32_t partition, Position position);
+  // Turns every unresolved position into an offset: the group's committed
   // offset, else the log start or end per the reset policy.
   Status resolve_positions();
   Status resolve_committed(std::string_view topic, std::span<AssignedPartition> partitions);
@@ -125,45 +126,48 @@ void Consumer::unassign() {
   impl_->fetched.clear();
 }
 
-Status Consumer::seek(std::string_view topic, int32_t partition, int64_t offset) {
-  Result<AssignedPartition*> a = impl_->assignment.get(topic, partition);
+Status Consumer::Impl::seek(std::string_view topic, int32_t partition, Position position) {
+  Result<AssignedPartition*> a = assignment.get(topic, PartitionId(partition));
   if (!a.ok()) return a.status();
-  if (offset < 0) return Status(ErrorCode::kInvalidArgument, "offset must not be negative");
-  (*a)->position = offset;
-  impl_->fetched.clear();  // refetched from the positions
+  (*a)->position = position;
+  fetched.clear();  // refetched from the positions
   return Status::Ok();
+}
+
+Status Consumer::seek(std::string_view topic, int32_t partition, int64_t offset) {
+  if (Result<AssignedPartition*> a = impl_->assignment.get(topic, PartitionId(partition));
+      !a.ok()) {
+    return a.status();
+  }
+  if (offset < 0) return Status(ErrorCode::kInvalidArgument, "offset must not be negative");
+  return impl_->seek(topic, partition, Position::at(Offset(offset)));
 }
 
 Status Consumer::seek_to_beginning(std::string_view topic, int32_t partition) {
-  SPILLWAY_RETURN_IF_ERROR(seek(topic, partition, 0));
-  impl_->assignment.find(topic, partition)->position = kResolveEarliest;
-  return Status::Ok();
+  return impl_->seek(topic, partition, Position::earliest());
 }
 
 Status Consumer::seek_to_end(std::string_view topic, int32_t partition) {
-  SPILLWAY_RETURN_IF_ERROR(seek(topic, partition, 0));
-  impl_->assignment.find(topic, partition)->position = kResolveLatest;
-  return Status::Ok();
+  return impl_->seek(topic, partition, Position::latest());
 }
 
 Result<int64_t> Consumer::position(std::string_view topic, int32_t partition) const {
-  Result<AssignedPartition*> a = impl_->assignment.get(topic, partition);
+  Result<AssignedPartition*> a = impl_->assignment.get(topic, PartitionId(partition));
   if (!a.ok()) return a.status();
-  return (*a)->position >= 0 ? (*a)->position : -1;
+  return (*a)->position.offset().value();  // -1 (kNoOffset) while unresolved
 }
 
 Status Consumer::Impl::resolve_positions() {
   Status st;
   assignment.for_each_topic([&](std::string_view topic, std::span<AssignedPartition> parts) {
     if (!st.ok()) return;
-    if (!std::any_of(parts.begin(), parts.end(), [](const auto& a) { return a.position < 0; })) {
-      return;
-    }
+    const auto resolved = [](const AssignedPartition& a) { return a.position.resolved(); };
+    if (std::all_of(parts.begin(), parts.end(), resolved)) return;
     if (!options.group_id.empty()) {
       st = resolve_committed(topic, parts);
       if (!st.ok()) return;
     }
-    if (std::all_of(parts.begin(), parts.end(), [](const auto& a) { return a.position >= 0; })) {
+    if (std::all_of(parts.begin(), parts.end(), resolved)) {
       return;
     }
     Result<TopicDescription> d = describe(topic);
@@ -172,30 +176,30 @@ Status Consumer::Impl::resolve_positions() {
       return;
     }
     for (AssignedPartition& a : parts) {
-      if (a.position >= 0) continue;
-      const auto part = static_cast<std::size_t>(a.partition);
+      if (a.position.resolved()) continue;
+      const auto part = static_cast<std::size_t>(a.partition.value());
       if (part >= d->partitions.size()) {
-        st = Status(ErrorCode::kUnknownPartition,
-                    std::string(topic) + " has no partition " + std::to_string(a.partition));
+        st = Status(ErrorCode::kUnknownPartition, std::string(topic) + " has no partition " +
+                                                      std::to_string(a.partition.value()));
         return;
       }
-      const bool earliest =
-          a.position == kResolveEarliest ||
-          (a.position == kResolveCommitted && options.reset == OffsetReset::kEarliest);
-      a.position =
-          earliest ? d->partitions[part].log_start_offset : d->partitions[part].high_watermark;
+      const bool earliest = a.position.kind() == Position::Kind::kEarliest ||
+                            (a.position.kind() == Position::Kind::kCommitted &&
+                             options.reset == OffsetReset::kEarliest);
+      a.position = Position::at(Offset(earliest ? d->partitions[part].log_start_offset
+                                                : d->partitions[part].high_watermark));
     }
   });
   return st;
 }
 
 // The group's committed offsets for the partitions of `topic` waiting for
-// one; a partition with none committed keeps kResolveCommitted.
+// one; a partition with none committed stays Position::committed().
 Status Consumer::Impl::resolve_committed(std::string_view topic,
                                          std::span<AssignedPartition> partitions) {
-  std::vector<int32_t> wanted;
+  std::vector<PartitionId> wanted;
   for (const AssignedPartition& a : partitions) {
-    if (a.position == kResolveCommitted) wanted.push_back(a.partition);
+    if (a.position == Position::committed()) wanted.push_back(a.partition);
   }
   if (wanted.empty()) return Status::Ok();
   Result<std::vector<wire::CommittedOffset>> committed = with_reconnect(
@@ -208,7 +212,9 @@ Status Consumer::Impl::resolve_committed(std::string_view topic,
       continue;
     }
     AssignedPartition* a = assignment.find(topic, o.partition);
-    if (a && a->position == kResolveCommitted && o.offset >= 0) a->position = o.offset;
+    if (a && a->position == Position::committed() && o.offset != kNoOffset) {
+      a->position = Position::at(o.offset);
+    }
   }
   return error;
 }
@@ -217,8 +223,8 @@ Result<int32_t> Consumer::Impl::send_fetch(std::chrono::milliseconds wait) {
   fetch_topics.clear();
   fetch_partitions.clear();
   for (const AssignedPartition& a : assignment.partitions()) {
-    fetch_partitions.push_back({.partition = a.partition,
-                                .fetch_offset = a.position,
+    fetch_partitions.push_back({.partition = a.partition.value(),
+                                .fetch_offset = a.position.offset().value(),
                                 .partition_max_bytes = options.partition_max_bytes});
   }
   // One entry per topic, viewing its run of fetch_partitions (the
@@ -267,12 +273,12 @@ Status Consumer::Impl::take_response(const wire::Response& response) {
   Status error;
   for (const messages::FetchTopicResult& t : decoded->topics) {
     for (const messages::FetchPartitionResult& r : t.results) {
-      AssignedPartition* a = assignment.find(t.name, r.partition);
+      AssignedPartition* a = assignment.find(t.name, PartitionId(r.partition));
       if (!a) continue;
       if (r.error_code == ErrorCode::kOffsetOutOfRange) {
         // Restart inside the valid range, per the reset policy.
-        a->position =
-            options.reset == OffsetReset::kEarliest ? r.log_start_offset : r.high_watermark;
+        a->position = Position::at(Offset(
+            options.reset == OffsetReset::kEarliest ? r.log_start_offset : r.high_watermark));
         continue;
       }
       if (r.error_code != ErrorCode::kOk) {
@@ -335,8 +341,10 @@ Status Consumer::commit() {
   }
   std::vector<TopicPartitionOffset> offsets;
   for (const AssignedPartition& a : impl_->assignment.partitions()) {
-    if (a.position >= 0) {
-      offsets.push_back({.topic = a.topic, .partition = a.partition, .offset = a.position});
+    if (a.position.resolved()) {
+      offsets.push_back({.topic = a.topic,
+                         .partition = a.partition.value(),
+                         .offset = a.position.offset().value()});
     }
   }
   if (offsets.empty()) return Status::Ok();
@@ -357,17 +365,17 @@ Result<int64_t> Consumer::committed(std::string_view topic, int32_t partition) {
   if (c.options.group_id.empty()) {
     return Status(ErrorCode::kInvalidArgument, "committed offsets need a consumer group id");
   }
-  const int32_t parts[] = {partition};
+  const PartitionId parts[] = {PartitionId(partition)};
   Result<std::vector<wire::CommittedOffset>> r = c.with_reconnect([&](wire::Channel& ch) {
     return wire::fetch_committed(ch, c.options.group_id, topic, parts);
   });
   if (!r.ok()) return r.status();
-  int64_t offset = -1;
+  Offset offset = kNoOffset;
   for (const wire::CommittedOffset& o : *r) {
     SPILLWAY_RETURN_IF_ERROR(o.error);
-    if (o.partition == partition) offset = o.offset;
+    if (o.partition == parts[0]) offset = o.offset;
   }
-  return offset;
+  return offset.value();
 }
 
 Result<TopicDescription> Consumer::describe(std::string_view topic) {

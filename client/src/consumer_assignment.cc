@@ -20,9 +20,10 @@ Status Assignment::add(std::string_view topic, std::span<const int32_t> partitio
     }
   }
   for (int32_t p : wanted) {
-    if (!find(topic, p)) {
-      partitions_.push_back(
-          {.topic = std::string(topic), .partition = p, .position = kResolveCommitted});
+    if (!find(topic, PartitionId(p))) {
+      partitions_.push_back({.topic = std::string(topic),
+                             .partition = PartitionId(p),
+                             .position = Position::committed()});
     }
   }
   std::sort(partitions_.begin(), partitions_.end(),
@@ -32,21 +33,21 @@ Status Assignment::add(std::string_view topic, std::span<const int32_t> partitio
   return Status::Ok();
 }
 
-AssignedPartition* Assignment::find(std::string_view topic, int32_t partition) {
+AssignedPartition* Assignment::find(std::string_view topic, PartitionId partition) {
   for (AssignedPartition& a : partitions_) {
     if (a.topic == topic && a.partition == partition) return &a;
   }
   return nullptr;
 }
 
-const AssignedPartition* Assignment::find(std::string_view topic, int32_t partition) const {
+const AssignedPartition* Assignment::find(std::string_view topic, PartitionId partition) const {
   return const_cast<Assignment*>(this)->find(topic, partition);
 }
 
-Result<AssignedPartition*> Assignment::get(std::string_view topic, int32_t partition) {
+Result<AssignedPartition*> Assignment::get(std::string_view topic, PartitionId partition) {
   if (AssignedPartition* a = find(topic, partition)) return a;
   return Status(ErrorCode::kUnknownPartition,
-                std::string(topic) + "/" + std::to_string(partition) + " is not assigned");
+                std::string(topic) + "/" + std::to_string(partition.value()) + " is not assigned");
 }
 
 }  // namespace spillway::consumer_internal

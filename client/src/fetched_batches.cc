@@ -40,8 +40,9 @@ Result<std::span<const std::byte>> FetchedBatches::decompress(std::span<const st
 namespace {
 
 // "topic/partition offset N: " for errors about a batch.
-std::string where(const AssignedPartition& a, int64_t offset) {
-  return a.topic + "/" + std::to_string(a.partition) + " offset " + std::to_string(offset) + ": ";
+std::string where(const AssignedPartition& a, Offset offset) {
+  return a.topic + "/" + std::to_string(a.partition.value()) + " offset " +
+         std::to_string(offset.value()) + ": ";
 }
 
 }  // namespace
@@ -58,31 +59,33 @@ Status FetchedBatches::take_batch(AssignedPartition& a, const batch::BatchHeader
                   "corrupt batch, CRC-32C %08x but the batch says %08x; none of its records "
                   "is returned",
                   static_cast<unsigned>(crc), static_cast<unsigned>(h.crc));
-    return Status(ErrorCode::kCorruptMessage, where(a, h.base_offset) + detail);
+    return Status(ErrorCode::kCorruptMessage, where(a, Offset(h.base_offset)) + detail);
   }
-  if (h.last_offset() < a.position) return Status::Ok();  // entirely before the position
+  const Offset position = a.position.offset();  // resolved before anything was fetched
+  if (Offset(h.last_offset()) < position) return Status::Ok();  // entirely before it
   std::span<const std::byte> block = batch::records_block(bytes);
   if (h.compression() == batch::Compression::kZstd) {
     Result<std::span<const std::byte>> d = decompress(bytes);
     if (!d.ok()) {
-      return Status(d.status().code(), where(a, h.base_offset) + std::string(d.status().message()));
+      return Status(d.status().code(),
+                    where(a, Offset(h.base_offset)) + std::string(d.status().message()));
     }
     block = *d;
   } else if (h.compression() != batch::Compression::kNone) {
     return Status(ErrorCode::kCorruptMessage,
-                  where(a, h.base_offset) + "batch with an unsupported codec");
+                  where(a, Offset(h.base_offset)) + "batch with an unsupported codec");
   }
   const std::size_t mark = records_.size();
   const bool log_append_time = (h.attributes & batch::kTimestampTypeLogAppend) != 0;
   batch::RecordReader reader(block, h.record_count);
   batch::RecordView v;
   while (reader.next(&v)) {
-    const int64_t offset = h.base_offset + v.offset_delta;
-    if (offset < a.position) continue;
+    const Offset offset = Offset(h.base_offset) + v.offset_delta;
+    if (offset < position) continue;
     ConsumerRecord& r = records_.emplace_back();
     r.topic = a.topic;
-    r.partition = a.partition;
-    r.offset = offset;
+    r.partition = a.partition.value();
+    r.offset = offset.value();
     r.timestamp = log_append_time ? h.max_timestamp : h.base_timestamp + v.timestamp_delta;
     r.key = v.key;
     r.has_key = !v.key_is_null;
@@ -93,9 +96,9 @@ Status FetchedBatches::take_batch(AssignedPartition& a, const batch::BatchHeader
   if (!reader.status().ok()) {
     records_.resize(mark);  // all of a batch or nothing
     return Status(reader.status().code(),
-                  where(a, h.base_offset) + std::string(reader.status().message()));
+                  where(a, Offset(h.base_offset)) + std::string(reader.status().message()));
   }
-  a.position = h.last_offset() + 1;
+  a.position = Position::at(Offset(h.last_offset()).next());
   return Status::Ok();
 }
 
@@ -108,7 +111,8 @@ Status FetchedBatches::take(Assignment& assignment) {
     while (!pend.batches.empty() && records_.size() < max_poll_records_) {
       Result<batch::BatchHeader> h = batch::parse_header(pend.batches);
       if (!h.ok()) {
-        error = Status(h.status().code(), where(a, a.position) + std::string(h.status().message()));
+        error = Status(h.status().code(),
+                       where(a, a.position.offset()) + std::string(h.status().message()));
         break;
       }
       if (h->total_size() > pend.batches.size()) {  // a cut-off batch: fetch it again

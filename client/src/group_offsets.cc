@@ -11,8 +11,11 @@ namespace spillway::wire {
 
 Result<std::vector<CommittedOffset>> fetch_committed(Channel& channel, std::string_view group,
                                                      std::string_view topic,
-                                                     std::span<const int32_t> partitions) {
-  const messages::FetchOffsetsTopic topics[] = {{.name = topic, .partitions = partitions}};
+                                                     std::span<const PartitionId> partitions) {
+  std::vector<int32_t> ids;
+  ids.reserve(partitions.size());
+  for (PartitionId p : partitions) ids.push_back(p.value());
+  const messages::FetchOffsetsTopic topics[] = {{.name = topic, .partitions = ids}};
   const messages::FetchOffsetsRequest request{.group = group, .topics = topics};
   Result<std::vector<std::byte>> body = channel.call(
       frame::ApiKey::kFetchOffsets, messages::kFetchOffsetsVersion,
@@ -24,11 +27,13 @@ Result<std::vector<CommittedOffset>> fetch_committed(Channel& channel, std::stri
   for (const messages::FetchOffsetsTopicResult& t : decoded->topics) {
     for (const messages::FetchOffsetsResult& o : t.results) {
       if (o.error_code != ErrorCode::kOk) {
-        out.push_back({.partition = o.partition,
-                       .offset = -1,
+        out.push_back({.partition = PartitionId(o.partition),
+                       .offset = kNoOffset,
                        .error = Status(o.error_code, std::string(o.error_message))});
       } else if (t.name == topic) {
-        out.push_back({.partition = o.partition, .offset = o.offset, .error = Status::Ok()});
+        out.push_back({.partition = PartitionId(o.partition),
+                       .offset = Offset(o.offset),
+                       .error = Status::Ok()});
       }
     }
   }

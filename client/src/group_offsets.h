@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "spillway/common/ids.h"
 #include "spillway/common/status.h"
 #include "spillway/consumer.h"
 
@@ -15,9 +16,9 @@ namespace spillway::wire {
 class Channel;
 
 struct CommittedOffset {
-  int32_t partition = 0;
-  int64_t offset = -1;  // the next offset to consume; -1 when none is committed
-  Status error;         // the broker's error for this partition
+  PartitionId partition{0};
+  Offset offset = kNoOffset;  // the next offset to consume; kNoOffset when none is committed
+  Status error;               // the broker's error for this partition
 };
 
 // The offsets `group` committed for `partitions` of `topic`, one entry per
@@ -25,7 +26,7 @@ struct CommittedOffset {
 // for an answer that does not decode.
 Result<std::vector<CommittedOffset>> fetch_committed(Channel& channel, std::string_view group,
                                                      std::string_view topic,
-                                                     std::span<const int32_t> partitions);
+                                                     std::span<const PartitionId> partitions);
 
 // Commits `offsets` for `group`; durable when it returns ok. Errors: the
 // call's, or the first partition the broker refused ("t/p: why").

@@ -98,7 +98,8 @@ void Producer::Impl::fail_now(std::unique_lock<std::mutex>& lk, const Status& st
   tally.note_failure(st);
   lk.unlock();
   if (cb.fn) {
-    cb.fn(cb.context, st, RecordMetadata{.topic = topic, .partition = partition, .offset = -1});
+    cb.fn(cb.context, st,
+          RecordMetadata{.topic = topic, .partition = partition, .offset = kNoOffset.value()});
   }
   lk.lock();
   ++tally.completed;
@@ -181,7 +182,7 @@ void Producer::Impl::send(std::string_view topic, std::span<const std::byte> key
       return;
     }
   }
-  const auto count = static_cast<int32_t>(t.partitions.size());
+  const int32_t count = t.partition_count();
   if (partition >= count) {
     fail_now(lk,
              Status(ErrorCode::kUnknownPartition,
@@ -190,36 +191,37 @@ void Producer::Impl::send(std::string_view topic, std::span<const std::byte> key
     return;
   }
   Placement placement = Placement::kChosen;
+  PartitionId chosen(partition);
   if (partition < 0 && key.empty()) {
     placement = Placement::kSticky;
-    partition = t.sticky;
+    chosen = t.sticky;
   } else if (partition < 0) {
-    partition = KeyPartitioner::partition(key, count);
+    chosen = PartitionId(KeyPartitioner::partition(key, count));
   }
   // A fenced partition fails the record at once, not after waiting for
   // buffer space.
-  if (const Status& fenced = t.partitions[static_cast<std::size_t>(partition)].fenced;
-      !fenced.ok()) {
-    fail_now(lk, accumulator.fenced_error(t, partition, fenced), t.name, partition, cb);
+  if (const Status& fenced = t.queue(chosen).fenced; !fenced.ok()) {
+    fail_now(lk, accumulator.fenced_error(t, chosen, fenced), t.name, chosen.value(), cb);
     return;
   }
   if (Status st = await_buffer_space(lk, size); !st.ok()) {
     // The records queued before this one may still be delivered; those
     // sent after it must not be (no hole), so only the fence is set.
-    if (!stop) accumulator.fence_later_records(t, partition, st);
-    fail_now(lk, st, t.name, partition, cb);
+    if (!stop) accumulator.fence_later_records(t, chosen, st);
+    fail_now(lk, st, t.name, chosen.value(), cb);
     return;
   }
   if (closed) {  // close() ran while this send waited
-    fail_now(lk, Status(ErrorCode::kShuttingDown, "the producer is closed"), t.name, partition, cb);
+    fail_now(lk, Status(ErrorCode::kShuttingDown, "the producer is closed"), t.name, chosen.value(),
+             cb);
     return;
   }
   const producer_internal::RecordAccumulator::Appended appended = accumulator.append(
-      t, partition, placement,
+      t, chosen, placement,
       {.key = key, .value = value, .headers = headers, .callback = cb, .entry_bytes = size});
   if (!appended.error.ok()) {
     if (appended.batch_changed) wake();
-    fail_now(lk, appended.error, t.name, appended.partition, cb);
+    fail_now(lk, appended.error, t.name, appended.partition.value(), cb);
     return;
   }
   ++tally.accepted;
@@ -261,7 +263,7 @@ std::vector<FencedPartition> Producer::fenced_partitions() const {
 
 Status Producer::reset_partition(std::string_view topic, int32_t partition) {
   std::lock_guard lk(impl_->mu);
-  return impl_->accumulator.reset_fence(topic, partition);
+  return impl_->accumulator.reset_fence(topic, PartitionId(partition));
 }
 
 }  // namespace spillway

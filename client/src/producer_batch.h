@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <span>
 
+#include "spillway/common/ids.h"
 #include "spillway/common/status.h"
 #include "spillway/common/write_buffer.h"
 
@@ -26,15 +27,15 @@ struct Batch {
   Batch* next = nullptr;                        // the list the batch is on
   WriteBuffer staging{std::span<std::byte>()};  // entries (producer_staging.h)
   TopicQueues* topic = nullptr;
-  int32_t partition = 0;
+  PartitionId partition{0};
   int32_t count = 0;      // records staged
   std::size_t bytes = 0;  // staged entry bytes, an estimate of the batch size
   Clock::time_point created;
-  Clock::time_point deadline;  // created + delivery_timeout
-  Clock::time_point retry_at;  // not sent again before this
-  int attempts = 0;            // sends after the first
-  bool sealed = false;         // takes no more records
-  int64_t base_offset = -1;    // the outcome, once complete
+  Clock::time_point deadline;      // created + delivery_timeout
+  Clock::time_point retry_at;      // not sent again before this
+  int attempts = 0;                // sends after the first
+  bool sealed = false;             // takes no more records
+  Offset base_offset = kNoOffset;  // the outcome, once complete
   Status error;
 };
 

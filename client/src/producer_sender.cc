@@ -55,8 +55,8 @@ void Sender::run() {
       if (!p.last_transport_error.ok()) {
         why += " (" + std::string(p.last_transport_error.message()) + ")";
       }
-      complete(b, Status(closing_over ? ErrorCode::kShuttingDown : ErrorCode::kTimeout, why), -1,
-               &done);
+      complete(b, Status(closing_over ? ErrorCode::kShuttingDown : ErrorCode::kTimeout, why),
+               kNoOffset, &done);
       b = next;
     }
     const bool idle = p.accumulator.idle();
@@ -136,7 +136,7 @@ void Sender::build_produce_request(Batch* batches, Batch** done) {
                                       topic = b->topic;
                                       w.begin_topic(topic->name);
                                     }
-                                    w.begin_partition(b->partition);
+                                    w.begin_partition(b->partition.value());
                                     SPILLWAY_RETURN_IF_ERROR(w.status());
                                     SPILLWAY_RETURN_IF_ERROR(builder_.start(out, bo));
                                     Status appended;
@@ -160,7 +160,7 @@ void Sender::build_produce_request(Batch* batches, Batch** done) {
     Batch* next = b->next;
     producer_.accumulator.finished(b);
     complete(b, Status(st.code(), "cannot build the produce request: " + std::string(st.message())),
-             -1, done);
+             kNoOffset, done);
     b = next;
   }
 }
@@ -206,7 +206,7 @@ void Sender::disconnect(Status why, Batch** done) {
     for (Batch* b = f.batches; b;) {
       Batch* next = b->next;
       producer_.accumulator.finished(b);
-      complete(b, why, -1, done);
+      complete(b, why, kNoOffset, done);
       b = next;
     }
   }
@@ -240,18 +240,19 @@ void Sender::handle_response(const wire::Response& response, Batch** done) {
       for (const messages::ProduceTopicResult& t : decoded->topics) {
         for (const messages::ProducePartitionResult& r : t.results) {
           if (!b) break;
-          if (t.name != b->topic->name || r.partition != b->partition) continue;
+          if (t.name != b->topic->name || PartitionId(r.partition) != b->partition) continue;
           Batch* next = b->next;
           producer_.accumulator.finished(b);
           if (r.error_code == ErrorCode::kOk) {
-            complete(b, Status::Ok(), producer_.options.acks == Acks::kNone ? -1 : r.base_offset,
+            complete(b, Status::Ok(),
+                     producer_.options.acks == Acks::kNone ? kNoOffset : Offset(r.base_offset),
                      done);
           } else {
             complete(b,
                      Status(r.error_code, r.error_message.empty()
                                               ? std::string(error_code_name(r.error_code))
                                               : std::string(r.error_message)),
-                     -1, done);
+                     kNoOffset, done);
           }
           b = next;
         }
@@ -263,12 +264,12 @@ void Sender::handle_response(const wire::Response& response, Batch** done) {
   while (b) {  // what the response did not answer fails with its error
     Batch* next = b->next;
     producer_.accumulator.finished(b);
-    complete(b, st, -1, done);
+    complete(b, st, kNoOffset, done);
     b = next;
   }
 }
 
-void Sender::complete(Batch* b, const Status& st, int64_t base_offset, Batch** done) {
+void Sender::complete(Batch* b, const Status& st, Offset base_offset, Batch** done) {
   const ProducerOptions& o = producer_.options;
   const Clock::time_point now = Clock::now();
   if (!st.ok() && retriable(st.code()) && b->attempts < o.retries && now < b->deadline &&
@@ -301,16 +302,16 @@ void Sender::run_callbacks(Batch* done) {
   while (done) push_front(&ordered, std::exchange(done, done->next));
   uint64_t records = 0;
   for (Batch* b = ordered; b; b = b->next) {
-    int64_t offset = b->base_offset;
+    Offset offset = b->base_offset;  // of each record in turn, when known
     for_each_entry(b->staging, [&](const Entry& e) {
       if (e.cb.fn) {
         e.cb.fn(e.cb.context, b->error,
                 RecordMetadata{.topic = b->topic->name,
-                               .partition = b->partition,
-                               .offset = offset,
+                               .partition = b->partition.value(),
+                               .offset = offset.value(),
                                .timestamp = e.timestamp});
       }
-      if (offset >= 0) ++offset;
+      if (offset != kNoOffset) offset = offset.next();
     });
     records += static_cast<uint64_t>(b->count);
   }

@@ -57,7 +57,7 @@ class Sender {
   // Under the mutex: the response to the oldest request.
   void handle_response(const wire::Response& response, Batch** done);
   // Under the mutex: batch `b` (out of its queue) completed with `st`.
-  void complete(Batch* b, const Status& st, int64_t base_offset, Batch** done);
+  void complete(Batch* b, const Status& st, Offset base_offset, Batch** done);
   // When the loop must next look at the queues. Under the mutex.
   Clock::time_point next_due(Clock::time_point now) const;
   // Runs the callbacks of the completed batches `done` (newest first)

@@ -56,12 +56,12 @@ TopicQueues* RecordAccumulator::find_topic(std::string_view name) {
 
 void RecordAccumulator::set_partition_count(TopicQueues& t, int32_t count) {
   t.partitions.resize(static_cast<std::size_t>(count));
-  t.sticky = static_cast<int32_t>(
+  t.sticky = PartitionId(static_cast<int32_t>(
       murmur2(std::as_bytes(std::span<const char>(t.name.data(), t.name.size()))) %
-      static_cast<uint32_t>(count));
+      static_cast<uint32_t>(count)));
 }
 
-Batch* RecordAccumulator::new_batch(TopicQueues& t, int32_t partition, Clock::time_point now) {
+Batch* RecordAccumulator::new_batch(TopicQueues& t, PartitionId partition, Clock::time_point now) {
   Batch* b = free_;
   if (b) {
     free_ = b->next;
@@ -79,30 +79,32 @@ Batch* RecordAccumulator::new_batch(TopicQueues& t, int32_t partition, Clock::ti
   b->retry_at = now;
   b->attempts = 0;
   b->sealed = false;
-  b->base_offset = -1;
+  b->base_offset = kNoOffset;
   b->error = Status::Ok();
   return b;
 }
 
 void RecordAccumulator::seal(TopicQueues& t, Batch* b) {
   b->sealed = true;
-  const auto count = static_cast<int32_t>(t.partitions.size());
-  if (t.sticky == b->partition && count > 0) t.sticky = (t.sticky + 1) % count;
+  const int32_t count = t.partition_count();
+  if (t.sticky == b->partition && count > 0) {
+    t.sticky = PartitionId((t.sticky.value() + 1) % count);
+  }
 }
 
-RecordAccumulator::Appended RecordAccumulator::append(TopicQueues& t, int32_t partition,
+RecordAccumulator::Appended RecordAccumulator::append(TopicQueues& t, PartitionId partition,
                                                       Placement placement,
                                                       const RecordToStage& record) {
   Appended out;
   const std::size_t size = record.entry_bytes;
-  Batch* open = t.partitions[static_cast<std::size_t>(partition)].tail;
+  Batch* open = t.queue(partition).tail;
   if (open && !open->sealed && open->count > 0 && open->bytes + size > config_.batch_bytes) {
     seal(t, open);
     if (placement == Placement::kSticky) partition = t.sticky;  // follows the sticky move
     out.batch_changed = true;
   }
   out.partition = partition;
-  PartitionQueue& q = t.partitions[static_cast<std::size_t>(partition)];
+  PartitionQueue& q = t.queue(partition);
   if (!q.fenced.ok()) {  // fenced meanwhile, or the sticky move landed on a fenced one
     out.error = fenced_error(t, partition, q.fenced);
     return out;
@@ -217,14 +219,14 @@ Batch* RecordAccumulator::take_expired(Clock::time_point now, bool closing) {
 }
 
 void RecordAccumulator::requeue_front(Batch* b) {
-  PartitionQueue& p = b->topic->partitions[static_cast<std::size_t>(b->partition)];
+  PartitionQueue& p = b->topic->queue(b->partition);
   b->next = p.head;
   p.head = b;
   if (!p.tail) p.tail = b;
 }
 
 void RecordAccumulator::finished(Batch* b) {
-  b->topic->partitions[static_cast<std::size_t>(b->partition)].in_flight = false;
+  b->topic->queue(b->partition).in_flight = false;
 }
 
 // No holes in a partition: once one of its records has failed, nothing more
@@ -235,9 +237,9 @@ void RecordAccumulator::finished(Batch* b) {
 // producer, the partition is fenced instead: what is queued behind the
 // failure fails unsent, append() refuses later records, and reset_fence()
 // lifts the fence.
-void RecordAccumulator::fence(TopicQueues& t, int32_t partition, const Status& cause,
+void RecordAccumulator::fence(TopicQueues& t, PartitionId partition, const Status& cause,
                               Batch** done) {
-  PartitionQueue& p = t.partitions[static_cast<std::size_t>(partition)];
+  PartitionQueue& p = t.queue(partition);
   if (p.fenced.ok()) p.fenced = cause;
   if (!p.head) return;
   const Status st = fenced_error(t, partition, p.fenced);
@@ -246,15 +248,15 @@ void RecordAccumulator::fence(TopicQueues& t, int32_t partition, const Status& c
     p.head = b->next;
     if (!b->sealed) seal(t, b);  // the open batch: the next append must not use it
     b->error = st;
-    b->base_offset = -1;
+    b->base_offset = kNoOffset;
     push_front(done, b);
   }
   p.tail = nullptr;
 }
 
-void RecordAccumulator::fence_later_records(TopicQueues& t, int32_t partition,
+void RecordAccumulator::fence_later_records(TopicQueues& t, PartitionId partition,
                                             const Status& cause) {
-  Status& fenced = t.partitions[static_cast<std::size_t>(partition)].fenced;
+  Status& fenced = t.queue(partition).fenced;
   if (fenced.ok()) fenced = cause;
 }
 
@@ -269,29 +271,31 @@ std::vector<FencedPartition> RecordAccumulator::fenced_partitions() const {
   for (const auto& [name, t] : topics_) {
     for (std::size_t i = 0; i < t->partitions.size(); ++i) {
       const Status& cause = t->partitions[i].fenced;
-      if (!cause.ok()) out.push_back({name, static_cast<int32_t>(i), cause});
+      if (!cause.ok()) {
+        out.push_back({.topic = name, .partition = static_cast<int32_t>(i), .cause = cause});
+      }
     }
   }
   return out;
 }
 
-Status RecordAccumulator::reset_fence(std::string_view topic, int32_t partition) {
+Status RecordAccumulator::reset_fence(std::string_view topic, PartitionId partition) {
   TopicQueues* t = find_topic(topic);
   if (t == nullptr || t->partitions.empty()) {
     return Status(ErrorCode::kUnknownTopic,
                   "the producer has no partitions of topic '" + std::string(topic) + "'");
   }
-  if (partition < 0 || static_cast<std::size_t>(partition) >= t->partitions.size()) {
+  if (!t->has(partition)) {
     return Status(ErrorCode::kUnknownPartition,
-                  "topic '" + t->name + "' has no partition " + std::to_string(partition));
+                  "topic '" + t->name + "' has no partition " + std::to_string(partition.value()));
   }
-  t->partitions[static_cast<std::size_t>(partition)].fenced = Status::Ok();
+  t->queue(partition).fenced = Status::Ok();
   return Status::Ok();
 }
 
-Status RecordAccumulator::fenced_error(const TopicQueues& t, int32_t partition,
+Status RecordAccumulator::fenced_error(const TopicQueues& t, PartitionId partition,
                                        const Status& cause) {
-  return Status(cause.code(), t.name + "/" + std::to_string(partition) +
+  return Status(cause.code(), t.name + "/" + std::to_string(partition.value()) +
                                   " is fenced: an earlier record of it failed (" +
                                   cause.to_string() +
                                   "), so this one was not sent; reset_partition() lifts the fence");

@@ -53,8 +53,16 @@ struct PartitionQueue {
 
 struct TopicQueues {
   std::string name;
-  std::vector<PartitionQueue> partitions;  // empty until set_partition_count()
-  int32_t sticky = 0;                      // the partition of keyless records
+  std::vector<PartitionQueue> partitions;  // by partition id; empty until set_partition_count()
+  PartitionId sticky{0};                   // the partition of keyless records
+
+  int32_t partition_count() const noexcept { return static_cast<int32_t>(partitions.size()); }
+  bool has(PartitionId p) const noexcept { return p.value() >= 0 && p.value() < partition_count(); }
+  // Precondition: has(p).
+  PartitionQueue& queue(PartitionId p) { return partitions[static_cast<std::size_t>(p.value())]; }
+  const PartitionQueue& queue(PartitionId p) const {
+    return partitions[static_cast<std::size_t>(p.value())];
+  }
 };
 
 // A record to stage, and the size of its staging entry (entry_size()).
@@ -105,7 +113,7 @@ class RecordAccumulator {
 
   struct Appended {
     Status error;                // ok, or why the record was not staged
-    int32_t partition = 0;       // where it went (or would have)
+    PartitionId partition{0};    // where it went (or would have)
     bool batch_changed = false;  // a batch was opened or sealed: wake the I/O thread
   };
   // Stages `record` in the open batch of `partition` of `t` (opening one,
@@ -113,9 +121,9 @@ class RecordAccumulator {
   // kSticky record then follows the sticky partition). Errors: the
   // partition is fenced (fenced_error()), or no pooled memory to stage it
   // (kResourceExhausted; the partition is fenced, since records queued
-  // before this one may still be delivered). Precondition: `partition` <
-  // the topic's partition count.
-  Appended append(TopicQueues& t, int32_t partition, Placement placement,
+  // before this one may still be delivered). Precondition:
+  // t.has(partition).
+  Appended append(TopicQueues& t, PartitionId partition, Placement placement,
                   const RecordToStage& record);
 
   // Staged bytes of batches not yet released.
@@ -154,11 +162,11 @@ class RecordAccumulator {
   // with fenced_error(), pushed onto `*done`, and append() refuses it until
   // reset_fence(). The callers ensure all of those were sent after the
   // failed record.
-  void fence(TopicQueues& t, int32_t partition, const Status& cause, Batch** done);
+  void fence(TopicQueues& t, PartitionId partition, const Status& cause, Batch** done);
   // Fences `partition` of `t` for the records sent from now on only (the
   // first cause is kept); what is queued may still be delivered. For a
   // record that failed before it was staged.
-  void fence_later_records(TopicQueues& t, int32_t partition, const Status& cause);
+  void fence_later_records(TopicQueues& t, PartitionId partition, const Status& cause);
   // Returns a completed batch's staging memory to the pool and the batch to
   // the free list.
   void release(Batch* b);
@@ -168,12 +176,12 @@ class RecordAccumulator {
   std::vector<FencedPartition> fenced_partitions() const;
   // Lifts the fence of `partition` of `topic` (ok if it had none). Errors:
   // kUnknownTopic when no partition count is known, kUnknownPartition.
-  Status reset_fence(std::string_view topic, int32_t partition);
+  Status reset_fence(std::string_view topic, PartitionId partition);
   // The error of a record not sent because its partition is fenced.
-  static Status fenced_error(const TopicQueues& t, int32_t partition, const Status& cause);
+  static Status fenced_error(const TopicQueues& t, PartitionId partition, const Status& cause);
 
  private:
-  Batch* new_batch(TopicQueues& t, int32_t partition, Clock::time_point now);
+  Batch* new_batch(TopicQueues& t, PartitionId partition, Clock::time_point now);
   // Seals `b`; the keyless sticky partition moves on when its batch closes,
   // as Kafka's sticky partitioner does.
   void seal(TopicQueues& t, Batch* b);

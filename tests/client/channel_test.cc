@@ -65,7 +65,8 @@ void answer_requests(int fd, int n) {
 // A header promising `promised` body bytes, then `sent` of them.
 void send_partial_response(int fd, int32_t correlation_id, uint32_t promised, std::size_t sent) {
   std::array<std::byte, frame::kResponseHeaderBytes> h;
-  frame::encode_response_header({correlation_id, ErrorCode::kOk, promised}, h);
+  frame::encode_response_header(
+      {.correlation_id = correlation_id, .error_code = ErrorCode::kOk, .body_bytes = promised}, h);
   write_all(fd, h);
   write_all(fd, filled(sent, 'x'));
 }

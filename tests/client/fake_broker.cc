@@ -90,8 +90,10 @@ void FakeBroker::serve(int fd) {
     ErrorCode error = ErrorCode::kOk;
     if (!handle(header.api_key, header.correlation_id, body, response, &error)) break;
     std::array<std::byte, frame::kResponseHeaderBytes> rh;
-    frame::encode_response_header(
-        {header.correlation_id, error, static_cast<uint32_t>(response.size())}, rh);
+    frame::encode_response_header({.correlation_id = header.correlation_id,
+                                   .error_code = error,
+                                   .body_bytes = static_cast<uint32_t>(response.size())},
+                                  rh);
     if (::send(fd, rh.data(), rh.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(rh.size())) break;
     if (!response.empty() && ::send(fd, response.data(), response.size(), MSG_NOSIGNAL) !=
                                  static_cast<ssize_t>(response.size())) {
@@ -177,8 +179,11 @@ bool FakeBroker::handle(int16_t api_key, int32_t, std::span<const std::byte> bod
         }
         topics[i].flush_policy = "interval";
         for (size_t p = 0; p < it->second.size(); ++p) {
-          parts[i].push_back(
-              {static_cast<int32_t>(p), 0, it->second[p].next_offset, ErrorCode::kOk, ""});
+          parts[i].push_back({.partition = static_cast<int32_t>(p),
+                              .log_start_offset = 0,
+                              .high_watermark = it->second[p].next_offset,
+                              .error_code = ErrorCode::kOk,
+                              .error_message = {}});
         }
         topics[i].partitions = parts[i];
       }
@@ -318,7 +323,8 @@ bool FakeBroker::handle(int16_t api_key, int32_t, std::span<const std::byte> bod
         for (const messages::CommitOffsetEntry& e : t.entries) {
           committed_[std::string(req->group) + "/" + std::string(t.name) + "/" +
                      std::to_string(e.partition)] = e.offset;
-          results.back().push_back({e.partition, ErrorCode::kOk, ""});
+          results.back().push_back(
+              {.partition = e.partition, .error_code = ErrorCode::kOk, .error_message = {}});
         }
       }
       for (size_t i = 0; const messages::CommitOffsetsTopic& t : req->topics) {
@@ -339,8 +345,10 @@ bool FakeBroker::handle(int16_t api_key, int32_t, std::span<const std::byte> bod
         for (int32_t p : t.partitions) {
           auto it = committed_.find(std::string(req->group) + "/" + std::string(t.name) + "/" +
                                     std::to_string(p));
-          results.back().push_back(
-              {p, it == committed_.end() ? -1 : it->second, ErrorCode::kOk, ""});
+          results.back().push_back({.partition = p,
+                                    .offset = it == committed_.end() ? -1 : it->second,
+                                    .error_code = ErrorCode::kOk,
+                                    .error_message = {}});
         }
       }
       for (size_t i = 0; const messages::FetchOffsetsTopic& t : req->topics) {

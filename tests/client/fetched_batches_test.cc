@@ -52,7 +52,10 @@ std::vector<std::string> values(std::span<const ConsumerRecord> records) {
 
 class FetchedBatchesTest : public ::testing::Test {
  protected:
-  void SetUp() override { ASSERT_TRUE(assignment_.add("t", {}, 1).ok()); }
+  void SetUp() override {
+    ASSERT_TRUE(assignment_.add("t", {}, 1).ok());
+    partition().position = Position::at(Offset(0));
+  }
   AssignedPartition& partition() { return assignment_.partitions()[0]; }
 
   Assignment assignment_;
@@ -63,7 +66,7 @@ TEST_F(FetchedBatchesTest, HandsOutWholeBatchesFromThePositionOn) {
   append_batch(fetched, 0, 3);
   append_batch(fetched, 3, 3, batch::Compression::kZstd);
   append_batch(fetched, 6, 3);
-  partition().position = 2;  // inside the first batch
+  partition().position = Position::at(Offset(2));  // inside the first batch
   FetchedBatches batches(4);
   batches.start_poll();
   batches.add(0, fetched);
@@ -72,7 +75,7 @@ TEST_F(FetchedBatchesTest, HandsOutWholeBatchesFromThePositionOn) {
   EXPECT_EQ(values(batches.records()), (std::vector<std::string>{"v2", "v3", "v4", "v5"}));
   EXPECT_EQ(batches.records()[0].offset, 2);
   EXPECT_EQ(batches.records()[0].topic, "t");
-  EXPECT_EQ(partition().position, 6);
+  EXPECT_EQ(partition().position, Position::at(Offset(6)));
   batches.start_poll();
   ASSERT_TRUE(batches.take(assignment_).ok());
   EXPECT_EQ(values(batches.records()), (std::vector<std::string>{"v6", "v7", "v8"}));
@@ -98,7 +101,7 @@ TEST_F(FetchedBatchesTest, ACorruptBatchIsNeverHandedOutAndBlocksItsPartition) {
     EXPECT_NE(st.message().find("t/0 offset 2: corrupt batch, CRC-32C"), std::string::npos)
         << st.message();
     EXPECT_TRUE(batches.records().empty());
-    EXPECT_EQ(partition().position, 2);
+    EXPECT_EQ(partition().position, Position::at(Offset(2)));
   }
   batches.clear();  // a seek drops what was fetched
   EXPECT_TRUE(batches.empty());
@@ -115,7 +118,7 @@ TEST_F(FetchedBatchesTest, ACutOffBatchIsLeftForTheNextFetch) {
   ASSERT_TRUE(batches.take(assignment_).ok());
   EXPECT_EQ(values(batches.records()), (std::vector<std::string>{"v0", "v1"}));
   EXPECT_TRUE(batches.empty());
-  EXPECT_EQ(partition().position, 2);
+  EXPECT_EQ(partition().position, Position::at(Offset(2)));
 }
 
 TEST(Assignment, AddsPartitionsSortedOnceAndRejectsUnknownOnes) {
@@ -123,19 +126,19 @@ TEST(Assignment, AddsPartitionsSortedOnceAndRejectsUnknownOnes) {
   const int32_t one[] = {1};
   ASSERT_TRUE(a.add("b", one, 2).ok());
   ASSERT_TRUE(a.add("a", {}, 2).ok());
-  a.find("b", 1)->position = 7;
+  a.find("b", PartitionId(1))->position = Position::at(Offset(7));
   ASSERT_TRUE(a.add("b", {}, 2).ok());  // b/1 keeps its position
   std::vector<std::string> order;
   for (const AssignedPartition& p : a.partitions()) {
-    order.push_back(p.topic + "/" + std::to_string(p.partition));
+    order.push_back(p.topic + "/" + std::to_string(p.partition.value()));
   }
   EXPECT_EQ(order, (std::vector<std::string>{"a/0", "a/1", "b/0", "b/1"}));
-  EXPECT_EQ(a.find("b", 1)->position, 7);
-  EXPECT_EQ(a.find("b", 0)->position, kResolveCommitted);
+  EXPECT_EQ(a.find("b", PartitionId(1))->position, Position::at(Offset(7)));
+  EXPECT_EQ(a.find("b", PartitionId(0))->position, Position::committed());
   const int32_t bad[] = {0, 2};
   EXPECT_EQ(a.add("c", bad, 2).code(), ErrorCode::kUnknownPartition);
-  EXPECT_EQ(a.find("c", 0), nullptr);  // nothing of it was added
-  EXPECT_EQ(a.get("c", 0).status().code(), ErrorCode::kUnknownPartition);
+  EXPECT_EQ(a.find("c", PartitionId(0)), nullptr);  // nothing of it was added
+  EXPECT_EQ(a.get("c", PartitionId(0)).status().code(), ErrorCode::kUnknownPartition);
   int runs = 0;
   a.for_each_topic([&](std::string_view, std::span<AssignedPartition> parts) {
     EXPECT_EQ(parts.size(), 2u);

@@ -18,6 +18,10 @@ using std::chrono::milliseconds;
 
 constexpr std::size_t kValueBytes = 100;
 
+PartitionId pid(int32_t p) {
+  return PartitionId(p);
+}
+
 class RecordAccumulatorTest : public ::testing::Test {
  protected:
   // Batches of 5 records: a record's entry is a little over 100 bytes.
@@ -40,7 +44,7 @@ class RecordAccumulatorTest : public ::testing::Test {
   }
 
   // Appends `n` records to `partition` of `t` (which must take them).
-  void append(TopicQueues& t, int32_t partition, int n) {
+  void append(TopicQueues& t, PartitionId partition, int n) {
     for (int i = 0; i < n; ++i) {
       ASSERT_TRUE(acc_.append(t, partition, Placement::kChosen, record()).error.ok());
     }
@@ -58,24 +62,24 @@ class RecordAccumulatorTest : public ::testing::Test {
 
 TEST_F(RecordAccumulatorTest, StagesRecordsInOneOpenBatchAndSealsItWhenFull) {
   TopicQueues& t = topic(2);
-  append(t, 0, 4);
+  append(t, pid(0), 4);
   Batch* open = t.partitions[0].head;
   ASSERT_NE(open, nullptr);
   EXPECT_EQ(open->count, 4);
   EXPECT_FALSE(open->sealed);
   EXPECT_EQ(acc_.buffered_bytes(), 4 * entry_bytes());
 
-  RecordAccumulator::Appended fifth = acc_.append(t, 0, Placement::kChosen, record());
+  RecordAccumulator::Appended fifth = acc_.append(t, pid(0), Placement::kChosen, record());
   EXPECT_TRUE(fifth.batch_changed);  // the full batch is sealed
   EXPECT_TRUE(open->sealed);
-  append(t, 0, 1);
+  append(t, pid(0), 1);
   EXPECT_NE(t.partitions[0].tail, open);  // the sixth record opened a second batch
   EXPECT_EQ(t.partitions[0].tail->count, 1);
 }
 
 TEST_F(RecordAccumulatorTest, AnOpenBatchIsReadyAfterItsLingerOrAtOnceWhenFlushing) {
   TopicQueues& t = topic(1);
-  append(t, 0, 1);
+  append(t, pid(0), 1);
   const Clock::time_point created = t.partitions[0].head->created;
   EXPECT_EQ(acc_.drain_ready(created, Linger::kWait, 1 << 20), nullptr);
   EXPECT_EQ(acc_.next_due(created + milliseconds(1'000), Linger::kWait), created + milliseconds(5));
@@ -87,14 +91,14 @@ TEST_F(RecordAccumulatorTest, AnOpenBatchIsReadyAfterItsLingerOrAtOnceWhenFlushi
 
 TEST_F(RecordAccumulatorTest, OneBatchPerPartitionInFlightAndARetryGoesBeforeTheRest) {
   TopicQueues& t = topic(2);
-  append(t, 0, 7);  // a full batch and an open one
-  append(t, 1, 5);
+  append(t, pid(0), 7);  // a full batch and an open one
+  append(t, pid(1), 5);
   const Clock::time_point later = Clock::now() + milliseconds(10);
   std::vector<Batch*> first = list(acc_.drain_ready(later, Linger::kWait, 1 << 20));
   ASSERT_EQ(first.size(), 2u);  // one batch of each partition
-  EXPECT_EQ(first[0]->partition, 0);
+  EXPECT_EQ(first[0]->partition, pid(0));
   EXPECT_EQ(first[0]->count, 5);
-  EXPECT_EQ(first[1]->partition, 1);
+  EXPECT_EQ(first[1]->partition, pid(1));
   EXPECT_EQ(acc_.drain_ready(later, Linger::kWait, 1 << 20), nullptr)
       << "partition 0's second batch overtook the one in flight";
 
@@ -112,7 +116,7 @@ TEST_F(RecordAccumulatorTest, OneBatchPerPartitionInFlightAndARetryGoesBeforeThe
 
 TEST_F(RecordAccumulatorTest, ADrainStopsAtTheRequestSizeButTakesAtLeastOneBatch) {
   TopicQueues& t = topic(3);
-  for (int32_t p = 0; p < 3; ++p) append(t, p, 5);
+  for (int32_t p = 0; p < 3; ++p) append(t, pid(p), 5);
   const Clock::time_point now = Clock::now();
   EXPECT_EQ(list(acc_.drain_ready(now, Linger::kWait, 1)).size(), 1u);
   EXPECT_EQ(list(acc_.drain_ready(now, Linger::kWait, 10 * entry_bytes())).size(), 2u);
@@ -120,11 +124,12 @@ TEST_F(RecordAccumulatorTest, ADrainStopsAtTheRequestSizeButTakesAtLeastOneBatch
 
 TEST_F(RecordAccumulatorTest, KeylessRecordsFollowTheStickyPartitionWhenItsBatchCloses) {
   TopicQueues& t = topic(3);
-  const int32_t first = t.sticky;
+  const PartitionId first = t.sticky;
+  const PartitionId second = pid((first.value() + 1) % 3), third = pid((first.value() + 2) % 3);
   for (int i = 0; i < 5; ++i) {
     EXPECT_EQ(acc_.append(t, t.sticky, Placement::kSticky, record()).partition, first);
   }
-  EXPECT_EQ(t.sticky, (first + 1) % 3);  // the batch filled up: the sticky partition moved on
+  EXPECT_EQ(t.sticky, second);  // the batch filled up: the sticky partition moved on
 
   // A record that would overfill the open batch closes it and goes to the
   // next sticky partition; one placed by key stays where it was put.
@@ -133,46 +138,46 @@ TEST_F(RecordAccumulatorTest, KeylessRecordsFollowTheStickyPartitionWhenItsBatch
   RecordToStage big = record();
   big.value = std::span(twice);
   big.entry_bytes = entry_size({}, big.value, {});
-  EXPECT_EQ(acc_.append(t, (first + 1) % 3, Placement::kSticky, big).partition, (first + 2) % 3);
-  append(t, (first + 2) % 3, 3);
-  EXPECT_EQ(acc_.append(t, (first + 2) % 3, Placement::kChosen, big).partition, (first + 2) % 3);
+  EXPECT_EQ(acc_.append(t, second, Placement::kSticky, big).partition, third);
+  append(t, third, 3);
+  EXPECT_EQ(acc_.append(t, third, Placement::kChosen, big).partition, third);
 }
 
 TEST_F(RecordAccumulatorTest, AFenceFailsWhatIsQueuedAndRefusesLaterRecordsUntilReset) {
   TopicQueues& t = topic(2);
-  append(t, 0, 7);
-  append(t, 1, 1);
+  append(t, pid(0), 7);
+  append(t, pid(1), 1);
   Batch* done = nullptr;
   const Status cause(ErrorCode::kTimeout, "lost");
-  acc_.fence(t, 0, cause, &done);
+  acc_.fence(t, pid(0), cause, &done);
   std::vector<Batch*> failed = list(done);
   ASSERT_EQ(failed.size(), 2u);
   for (Batch* b : failed) {
     EXPECT_EQ(b->error.code(), ErrorCode::kTimeout);
     EXPECT_NE(b->error.message().find("t/0 is fenced"), std::string_view::npos);
   }
-  RecordAccumulator::Appended refused = acc_.append(t, 0, Placement::kChosen, record());
+  RecordAccumulator::Appended refused = acc_.append(t, pid(0), Placement::kChosen, record());
   EXPECT_EQ(refused.error.code(), ErrorCode::kTimeout);
-  append(t, 1, 1);  // other partitions are not affected
+  append(t, pid(1), 1);  // other partitions are not affected
   ASSERT_EQ(acc_.fenced_partitions().size(), 1u);
   EXPECT_EQ(acc_.fenced_partitions()[0].partition, 0);
   EXPECT_EQ(acc_.fenced_partitions()[0].cause.message(), "lost");
 
-  EXPECT_EQ(acc_.reset_fence("nope", 0).code(), ErrorCode::kUnknownTopic);
-  EXPECT_EQ(acc_.reset_fence("t", 2).code(), ErrorCode::kUnknownPartition);
-  ASSERT_TRUE(acc_.reset_fence("t", 0).ok());
-  append(t, 0, 1);
+  EXPECT_EQ(acc_.reset_fence("nope", pid(0)).code(), ErrorCode::kUnknownTopic);
+  EXPECT_EQ(acc_.reset_fence("t", pid(2)).code(), ErrorCode::kUnknownPartition);
+  ASSERT_TRUE(acc_.reset_fence("t", pid(0)).ok());
+  append(t, pid(0), 1);
   EXPECT_TRUE(acc_.fenced_partitions().empty());
   for (Batch* b : failed) acc_.release(b);
 }
 
 TEST_F(RecordAccumulatorTest, ExpiryTakesTheHeadsPastTheirDeadlineOrEveryHeadWhenClosing) {
   TopicQueues& t = topic(2);
-  append(t, 0, 1);
+  append(t, pid(0), 1);
   const Clock::time_point deadline = t.partitions[0].head->deadline;
   EXPECT_EQ(acc_.next_expiry(Clock::time_point::max()), deadline);
   EXPECT_EQ(acc_.take_expired(deadline - milliseconds(1), false), nullptr);
-  append(t, 1, 1);
+  append(t, pid(1), 1);
   EXPECT_EQ(list(acc_.take_expired(deadline - milliseconds(1), true)).size(), 2u);
   EXPECT_TRUE(acc_.idle());
 }
@@ -180,7 +185,7 @@ TEST_F(RecordAccumulatorTest, ExpiryTakesTheHeadsPastTheirDeadlineOrEveryHeadWhe
 TEST_F(RecordAccumulatorTest, ReleasedBatchesAreReusedAndTheSteadyStateAllocatesNothing) {
   TopicQueues& t = topic(4);
   const auto round = [&] {
-    for (int32_t p = 0; p < 4; ++p) append(t, p, 5);
+    for (int32_t p = 0; p < 4; ++p) append(t, pid(p), 5);
     for (Batch* b = acc_.drain_ready(Clock::now(), Linger::kWait, 1 << 20); b;) {
       Batch* next = b->next;
       acc_.finished(b);

@@ -63,7 +63,10 @@ std::pair<frame::RequestHeader, std::vector<std::byte>> read_request(int fd) {
 bool send_response(int fd, int32_t correlation_id, std::span<const std::byte> body,
                    ErrorCode error) {
   std::array<std::byte, frame::kResponseHeaderBytes> h;
-  frame::encode_response_header({correlation_id, error, static_cast<uint32_t>(body.size())}, h);
+  frame::encode_response_header({.correlation_id = correlation_id,
+                                 .error_code = error,
+                                 .body_bytes = static_cast<uint32_t>(body.size())},
+                                h);
   return write_all(fd, h) && write_all(fd, body);
 }
 

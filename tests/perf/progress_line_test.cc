@@ -24,7 +24,7 @@ TEST(ProgressLine, SilentWhenNotATerminalAndErasesItsLineWhenForced) {
   }
   EXPECT_EQ(std::ftell(file), 0);
   {
-    ProgressLine line(&done, 100, 0, file, /*force=*/true);
+    ProgressLine line(&done, 100, 0, file, ProgressDisplay::kAlways);
     EXPECT_TRUE(line.enabled());
     line.stop();  // before the first second: nothing was drawn, nothing to erase
     line.stop();  // idempotent

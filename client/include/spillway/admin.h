@@ -19,13 +19,17 @@ struct PingReply {
   std::chrono::nanoseconds round_trip{0};  // request sent to response read
 };
 
-// Settings of a new topic. -2 / "" = the broker's default.
+// Settings of a new topic. kBrokerDefault / "" = the broker's default.
 struct TopicOptions {
+  // Values of the numeric settings besides a number.
+  static constexpr int64_t kBrokerDefault = -2;  // the broker's setting
+  static constexpr int64_t kUnlimited = -1;      // no limit (retention)
+
   int32_t partitions = 1;
-  std::string flush_policy;      // "durable", "interval" or "" (default)
-  int64_t retention_bytes = -2;  // -1 = unlimited
-  int64_t retention_ms = -2;     // -1 = unlimited
-  int64_t segment_bytes = -2;
+  std::string flush_policy;                  // "durable", "interval" or "" (default)
+  int64_t retention_bytes = kBrokerDefault;  // or kUnlimited
+  int64_t retention_ms = kBrokerDefault;     // or kUnlimited
+  int64_t segment_bytes = kBrokerDefault;
 };
 
 class Admin {

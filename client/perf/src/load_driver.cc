@@ -132,10 +132,35 @@ uint64_t drive_producers(const LoadPlan& plan, const ProducerFactory& make_produ
   return acked;
 }
 
-// Consumer side of consume and e2e; when `measure`, records receipt - stamp.
+// What the consumers of a run are for.
+enum class ConsumeRole : uint8_t {
+  kDrain,     // `consume`: read the topic back until the count, duration or idle end
+  kEndToEnd,  // `e2e`: record receipt - stamp; run until every sent message arrived
+};
+
+// The consumer threads of a run and the latency histograms they fill.
+struct ConsumerThreads {
+  std::vector<std::thread> threads;
+  std::vector<std::unique_ptr<LatencyHistogram>> histograms;
+
+  void join() {
+    for (std::thread& t : threads) t.join();
+  }
+};
+
+// The progress line of a run whose consumers count receipts: messages of
+// any size, by the bytes read. Shown when the plan asks for it.
+void show_receipt_progress(const LoadPlan& plan, RunState& state,
+                           std::optional<ProgressLine>* progress) {
+  if (!plan.show_progress) return;
+  progress->emplace(&state.completed, plan.message_bytes, plan.messages, stderr,
+                    ProgressDisplay::kIfTerminal, &state.received_bytes);
+}
+
+// Consumer side of consume and e2e.
 void drive_consumers(const LoadPlan& plan, const ConsumerFactory& make_consumer, RunState& state,
-                     uint64_t start_ns, bool end_to_end, std::vector<std::thread>* threads,
-                     std::vector<std::unique_ptr<LatencyHistogram>>* histograms) {
+                     uint64_t start_ns, ConsumeRole role, ConsumerThreads* out) {
+  const bool end_to_end = role == ConsumeRole::kEndToEnd;
   const uint32_t count = std::max<uint32_t>(1, plan.consumers);
   std::vector<std::unique_ptr<PerfConsumer>> consumers;
   for (uint32_t i = 0; i < count; ++i) {
@@ -145,14 +170,14 @@ void drive_consumers(const LoadPlan& plan, const ConsumerFactory& make_consumer,
       state.fail("consumer " + std::to_string(i) + ": " + error);
       return;
     }
-    histograms->push_back(std::make_unique<LatencyHistogram>());
+    out->histograms.push_back(std::make_unique<LatencyHistogram>());
   }
   const uint64_t end_ns =
       plan.duration_ns && !end_to_end ? start_ns + plan.duration_ns : UINT64_MAX;
   for (uint32_t i = 0; i < count; ++i) {
-    threads->emplace_back([&state, &plan, end_to_end, end_ns, i,
-                           consumer = std::shared_ptr<PerfConsumer>(std::move(consumers[i])),
-                           h = (*histograms)[i].get()] {
+    out->threads.emplace_back([&state, &plan, end_to_end, end_ns, i,
+                               consumer = std::shared_ptr<PerfConsumer>(std::move(consumers[i])),
+                               h = out->histograms[i].get()] {
       uint64_t last_progress = now_ns();
       uint64_t bytes = 0;  // read in this poll: added to the shared count once per poll
       const std::function<void(std::span<const std::byte>)> on_message =
@@ -234,15 +259,11 @@ LoadOutcome run_consume(const LoadPlan& plan, const ConsumerFactory& make_consum
   LoadOutcome out;
   RunState state;
   std::optional<ProgressLine> progress;
-  if (plan.show_progress) {
-    progress.emplace(&state.completed, plan.message_bytes, plan.messages, stderr, false,
-                     &state.received_bytes);
-  }
-  std::vector<std::thread> threads;
-  std::vector<std::unique_ptr<LatencyHistogram>> histograms;
+  show_receipt_progress(plan, state, &progress);
+  ConsumerThreads consumers;
   const uint64_t start = now_ns();
-  drive_consumers(plan, make_consumer, state, start, false, &threads, &histograms);
-  for (std::thread& t : threads) t.join();
+  drive_consumers(plan, make_consumer, state, start, ConsumeRole::kDrain, &consumers);
+  consumers.join();
   if (progress) progress->stop();
   const uint64_t last = state.last_receive_ns.load();
   out.result = base_result(plan, "consume");
@@ -266,21 +287,17 @@ LoadOutcome run_end_to_end(const LoadPlan& plan, const ProducerFactory& make_pro
   out.latency = std::make_unique<LatencyHistogram>();
   RunState state;
   std::optional<ProgressLine> progress;
-  if (plan.show_progress) {
-    progress.emplace(&state.completed, plan.message_bytes, plan.messages, stderr, false,
-                     &state.received_bytes);
-  }
-  std::vector<std::thread> threads;
-  std::vector<std::unique_ptr<LatencyHistogram>> histograms;
+  show_receipt_progress(plan, state, &progress);
+  ConsumerThreads consumers;
   // Consumers first, so that they are polling when the first message is due.
-  drive_consumers(plan, make_consumer, state, now_ns(), true, &threads, &histograms);
+  drive_consumers(plan, make_consumer, state, now_ns(), ConsumeRole::kEndToEnd, &consumers);
   uint64_t start = now_ns() + 20'000'000, failed = 0;
   if (!state.stop.load())
     drive_producers(plan, make_producer, state, &start, nullptr, nullptr, &failed);
   state.producers_done.store(true);
-  for (std::thread& t : threads) t.join();
+  consumers.join();
   if (progress) progress->stop();
-  for (const auto& h : histograms) out.latency->merge(*h);
+  for (const auto& h : consumers.histograms) out.latency->merge(*h);
   const uint64_t last = state.last_receive_ns.load();
   out.result = base_result(plan, "e2e");
   out.result.producers = std::max<uint32_t>(1, plan.producers);

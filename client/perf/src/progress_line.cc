@@ -21,14 +21,16 @@ std::string format_progress(uint64_t elapsed_s, uint64_t done, uint64_t per_seco
 }
 
 ProgressLine::ProgressLine(const std::atomic<uint64_t>* done, uint64_t message_bytes,
-                           uint64_t target, std::FILE* out, bool force,
+                           uint64_t target, std::FILE* out, ProgressDisplay display,
                            const std::atomic<uint64_t>* bytes_done)
     : done_(done),
       bytes_done_(bytes_done),
       message_bytes_(message_bytes),
       target_(target),
       out_(out) {
-  if (force || isatty(fileno(out))) thread_ = std::thread([this] { run(); });
+  if (display == ProgressDisplay::kAlways || isatty(fileno(out))) {
+    thread_ = std::thread([this] { run(); });
+  }
 }
 
 ProgressLine::~ProgressLine() {

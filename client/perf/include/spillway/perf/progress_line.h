@@ -20,14 +20,20 @@ namespace spillway::perf {
 std::string format_progress(uint64_t elapsed_s, uint64_t done, uint64_t per_second,
                             uint64_t bytes_per_second, uint64_t target);
 
+// When a ProgressLine draws.
+enum class ProgressDisplay : uint8_t {
+  kIfTerminal,  // only when its output is a terminal
+  kAlways,
+};
+
 class ProgressLine {
  public:
   // Watches `*done` (a counter the workers bump; must outlive this object)
   // and, when given, `*bytes_done` (the payload bytes of those messages, for
   // messages of any size); without it each message counts `message_bytes`.
-  // Starts its thread only when `out` is a terminal or `force` is true.
+  // Starts its thread only when `display` says it draws on `out`.
   ProgressLine(const std::atomic<uint64_t>* done, uint64_t message_bytes, uint64_t target,
-               std::FILE* out = stderr, bool force = false,
+               std::FILE* out = stderr, ProgressDisplay display = ProgressDisplay::kIfTerminal,
                const std::atomic<uint64_t>* bytes_done = nullptr);
   ~ProgressLine();  // stop()
   ProgressLine(const ProgressLine&) = delete;
