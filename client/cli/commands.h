@@ -9,6 +9,7 @@
 #include <string>
 
 #include "spillway/connection.h"
+#include "spillway/producer.h"
 
 namespace spillway::cli {
 
@@ -39,6 +40,32 @@ inline void check_broker_options(CLI::App& app) {
   if (CLI::Option* broker = app.get_option_no_throw("--broker")) broker->check(broker_address);
   for (CLI::App* sub : app.get_subcommands({})) check_broker_options(*sub);
 }
+
+// --acks and --compression, which `produce` and `perf` both take: the text
+// of the flags, checked against their names when parsed, and what it means
+// for a Producer, in one place.
+struct DeliveryFlags {
+  std::string acks = "leader";       // none, leader or durable
+  std::string compression = "none";  // none or zstd
+
+  // Registers both flags on `cmd`; this object must outlive the parse.
+  void add_to(CLI::App* cmd, const std::string& acks_help, const std::string& compression_help) {
+    cmd->add_option("--acks", acks, acks_help)
+        ->check(CLI::IsMember({"none", "leader", "durable"}))
+        ->capture_default_str();
+    cmd->add_option("--compression", compression, compression_help)
+        ->check(CLI::IsMember({"none", "zstd"}))
+        ->capture_default_str();
+  }
+  // Sets the acks and compression of `options`.
+  void apply(ProducerOptions* options) const {
+    options->acks = acks == "none"      ? Acks::kNone
+                    : acks == "durable" ? Acks::kDurable
+                                        : Acks::kLeader;
+    options->compression =
+        compression == "zstd" ? ProducerCompression::kZstd : ProducerCompression::kNone;
+  }
+};
 
 // `spillway ping`: connects, exchanges ApiVersions, prints the broker's
 // version, the apis it serves and the round trip.

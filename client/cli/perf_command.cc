@@ -42,8 +42,7 @@ struct PerfOptions {
   uint64_t count = 0;
   double duration_s = 0;
   uint32_t partitions = 1;
-  std::string acks = "leader";
-  std::string compression = "none";
+  DeliveryFlags delivery;
   uint32_t batch_bytes = 256u << 10;
   uint32_t linger_ms = 5;
   uint64_t rate = 0;
@@ -158,15 +157,7 @@ class ClientProducer final : public perf::PerfProducer {
 Result<ProducerOptions> producer_options(const PerfOptions& o) {
   ProducerOptions options;
   options.bootstrap = o.broker;
-  if (o.acks == "none") {
-    options.acks = Acks::kNone;
-  } else if (o.acks == "durable") {
-    options.acks = Acks::kDurable;
-  } else {
-    options.acks = Acks::kLeader;
-  }
-  options.compression =
-      o.compression == "zstd" ? ProducerCompression::kZstd : ProducerCompression::kNone;
+  o.delivery.apply(&options);
   options.batch_bytes = o.batch_bytes;
   options.linger = std::chrono::milliseconds(o.linger_ms);
   return options;
@@ -395,12 +386,7 @@ void add_mode(CLI::App& perf, const char* mode, const char* description, int* ex
     cmd->add_option("-p,--producers", o->producers, "producer threads, one connection each")
         ->check(CLI::Range(1u, 1'024u))
         ->capture_default_str();
-    cmd->add_option("--acks", o->acks, "when the broker acknowledges")
-        ->check(CLI::IsMember({"none", "leader", "durable"}))
-        ->capture_default_str();
-    cmd->add_option("--compression", o->compression, "batch compression")
-        ->check(CLI::IsMember({"none", "zstd"}))
-        ->capture_default_str();
+    o->delivery.add_to(cmd, "when the broker acknowledges", "batch compression");
     cmd->add_option("--batch-bytes", o->batch_bytes, "producer batch size in bytes")
         ->check(CLI::Range(1'024u, 1u << 30))
         ->capture_default_str();

@@ -34,8 +34,7 @@ struct ProduceCommandOptions {
   std::string file;
   std::string key_separator;
   int partition = -1;
-  std::string acks = "leader";
-  std::string compression = "none";
+  DeliveryFlags delivery;
   int linger_ms = 5;
   int batch_bytes = 256 << 10;
   int timeout_ms = 30'000;
@@ -158,9 +157,7 @@ int run_produce(const ProduceCommandOptions& o) {
   }
   ProducerOptions po;
   po.bootstrap = o.broker;
-  po.acks = o.acks == "none" ? Acks::kNone : o.acks == "durable" ? Acks::kDurable : Acks::kLeader;
-  po.compression =
-      o.compression == "zstd" ? ProducerCompression::kZstd : ProducerCompression::kNone;
+  o.delivery.apply(&po);
   po.linger = std::chrono::milliseconds(o.linger_ms);
   po.batch_bytes = static_cast<size_t>(o.batch_bytes);
   // Retry for as long as the timeout allows: an outage shorter than it
@@ -237,12 +234,7 @@ void add_produce_command(CLI::App& app, int* exit_code) {
   cmd->add_option("-p,--partition", o->partition,
                   "send every message to this partition (default: by key, keyless sticky)")
       ->check(CLI::Range(0, 1'000'000));
-  cmd->add_option("--acks", o->acks, "none, leader (after append) or durable (after fsync)")
-      ->check(CLI::IsMember({"none", "leader", "durable"}))
-      ->capture_default_str();
-  cmd->add_option("--compression", o->compression, "none or zstd")
-      ->check(CLI::IsMember({"none", "zstd"}))
-      ->capture_default_str();
+  o->delivery.add_to(cmd, "none, leader (after append) or durable (after fsync)", "none or zstd");
   cmd->add_option("--linger-ms", o->linger_ms, "wait this long for a batch to fill")
       ->check(CLI::Range(0, 60'000))
       ->capture_default_str();

@@ -24,6 +24,23 @@ namespace spillway::testing {
 
 namespace {
 
+// The topic results of a response: one per request topic, in order, the
+// i-th viewing results[i], the partition results made for that topic.
+template <typename TopicResult, typename Topics, typename PartitionResult>
+std::vector<TopicResult> by_topic(const Topics& request_topics,
+                                  const std::vector<std::vector<PartitionResult>>& results) {
+  std::vector<TopicResult> out;
+  for (size_t i = 0; const auto& t : request_topics) {
+    out.push_back({.name = t.name, .results = results[i++]});
+  }
+  return out;
+}
+
+// Where committed_ keeps a group's offset of a partition.
+std::string committed_key(std::string_view group, std::string_view topic, int32_t partition) {
+  return std::string(group) + "/" + std::string(topic) + "/" + std::to_string(partition);
+}
+
 // Copies a WriteBuffer's bytes out.
 std::vector<std::byte> bytes_of(WriteBuffer& w) {
   std::vector<std::byte> v(w.bytes_written());
@@ -239,12 +256,7 @@ bool FakeBroker::handle(int16_t api_key, int32_t, std::span<const std::byte> bod
           results.back().push_back(r);
         }
       }
-      for (size_t i = 0; const messages::ProduceTopicData& t : req->topics) {
-        messages::ProduceTopicResult tr;
-        tr.name = t.name;
-        tr.results = results[i++];
-        topics.push_back(tr);
-      }
+      topics = by_topic<messages::ProduceTopicResult>(req->topics, results);
       messages::ProduceResponse resp;
       resp.topics = topics;
       if (!messages::encode_produce_response(resp, out).ok()) return false;
@@ -302,12 +314,7 @@ bool FakeBroker::handle(int16_t api_key, int32_t, std::span<const std::byte> bod
         if (total > 0 || std::chrono::steady_clock::now() >= deadline || stopping_) break;
         data_cv_.wait_until(lk, deadline);
       }
-      for (size_t i = 0; const messages::FetchTopicRequest& t : req->topics) {
-        messages::FetchTopicResult tr;
-        tr.name = t.name;
-        tr.results = results[i++];
-        topics.push_back(tr);
-      }
+      topics = by_topic<messages::FetchTopicResult>(req->topics, results);
       messages::FetchResponse resp;
       resp.topics = topics;
       if (!messages::encode_fetch_response(resp, out).ok()) return false;
@@ -321,15 +328,12 @@ bool FakeBroker::handle(int16_t api_key, int32_t, std::span<const std::byte> bod
       for (const messages::CommitOffsetsTopic& t : req->topics) {
         results.emplace_back();
         for (const messages::CommitOffsetEntry& e : t.entries) {
-          committed_[std::string(req->group) + "/" + std::string(t.name) + "/" +
-                     std::to_string(e.partition)] = e.offset;
+          committed_[committed_key(req->group, t.name, e.partition)] = e.offset;
           results.back().push_back(
               {.partition = e.partition, .error_code = ErrorCode::kOk, .error_message = {}});
         }
       }
-      for (size_t i = 0; const messages::CommitOffsetsTopic& t : req->topics) {
-        topics.push_back({t.name, results[i++]});
-      }
+      topics = by_topic<messages::CommitOffsetsTopicResult>(req->topics, results);
       messages::CommitOffsetsResponse resp;
       resp.topics = topics;
       if (!messages::encode_commit_offsets_response(resp, out).ok()) return false;
@@ -343,17 +347,14 @@ bool FakeBroker::handle(int16_t api_key, int32_t, std::span<const std::byte> bod
       for (const messages::FetchOffsetsTopic& t : req->topics) {
         results.emplace_back();
         for (int32_t p : t.partitions) {
-          auto it = committed_.find(std::string(req->group) + "/" + std::string(t.name) + "/" +
-                                    std::to_string(p));
+          auto it = committed_.find(committed_key(req->group, t.name, p));
           results.back().push_back({.partition = p,
                                     .offset = it == committed_.end() ? -1 : it->second,
                                     .error_code = ErrorCode::kOk,
                                     .error_message = {}});
         }
       }
-      for (size_t i = 0; const messages::FetchOffsetsTopic& t : req->topics) {
-        topics.push_back({t.name, results[i++]});
-      }
+      topics = by_topic<messages::FetchOffsetsTopicResult>(req->topics, results);
       messages::FetchOffsetsResponse resp;
       resp.topics = topics;
       if (!messages::encode_fetch_offsets_response(resp, out).ok()) return false;

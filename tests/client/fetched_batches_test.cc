@@ -21,7 +21,7 @@ std::span<const std::byte> bytes(std::string_view s) {
 
 // Appends one batch of values "v<base>".."v<base+count-1>" at `base`.
 void append_batch(std::vector<std::byte>& out, int64_t base, int count,
-                  batch::Compression compression = batch::Compression::kNone) {
+                  batch::Compression compression) {
   std::byte scratch[256];
   WriteBuffer w(scratch);
   batch::BatchBuilder builder;
@@ -44,6 +44,25 @@ void append_batch(std::vector<std::byte>& out, int64_t base, int count,
   w.copy_to(std::span(out).subspan(at));
 }
 
+struct BatchSpec {
+  int records = 1;
+  batch::Compression compression = batch::Compression::kNone;
+};
+
+// What a Fetch returns for a partition: whole batches of `specs` at
+// consecutive offsets from 0; `starts` gets where each batch begins.
+std::vector<std::byte> fetched_batches(std::initializer_list<BatchSpec> specs,
+                                       std::vector<std::size_t>* starts = nullptr) {
+  std::vector<std::byte> out;
+  int64_t offset = 0;
+  for (const BatchSpec& b : specs) {
+    if (starts) starts->push_back(out.size());
+    append_batch(out, offset, b.records, b.compression);
+    offset += b.records;
+  }
+  return out;
+}
+
 std::vector<std::string> values(std::span<const ConsumerRecord> records) {
   std::vector<std::string> out;
   for (const ConsumerRecord& r : records) out.emplace_back(r.value_string());
@@ -58,49 +77,51 @@ class FetchedBatchesTest : public ::testing::Test {
   }
   AssignedPartition& partition() { return assignment_.partitions()[0]; }
 
+  // Starts a poll and returns the values take() hands out; `*status` gets
+  // its status (it must be ok when null).
+  std::vector<std::string> poll(FetchedBatches& batches, Status* status = nullptr) {
+    batches.start_poll();
+    Status st = batches.take(assignment_);
+    if (status) {
+      *status = st;
+    } else {
+      EXPECT_TRUE(st.ok()) << st.to_string();
+    }
+    return values(batches.records());
+  }
+
   Assignment assignment_;
 };
 
 TEST_F(FetchedBatchesTest, HandsOutWholeBatchesFromThePositionOn) {
-  std::vector<std::byte> fetched;
-  append_batch(fetched, 0, 3);
-  append_batch(fetched, 3, 3, batch::Compression::kZstd);
-  append_batch(fetched, 6, 3);
+  const std::vector<std::byte> fetched = fetched_batches(
+      {{.records = 3}, {.records = 3, .compression = batch::Compression::kZstd}, {.records = 3}});
   partition().position = Position::at(Offset(2));  // inside the first batch
   FetchedBatches batches(4);
-  batches.start_poll();
   batches.add(0, fetched);
-  ASSERT_TRUE(batches.take(assignment_).ok());
   // About four records: whole batches, so the second is taken entirely.
-  EXPECT_EQ(values(batches.records()), (std::vector<std::string>{"v2", "v3", "v4", "v5"}));
+  EXPECT_EQ(poll(batches), (std::vector<std::string>{"v2", "v3", "v4", "v5"}));
   EXPECT_EQ(batches.records()[0].offset, 2);
   EXPECT_EQ(batches.records()[0].topic, "t");
   EXPECT_EQ(partition().position, Position::at(Offset(6)));
-  batches.start_poll();
-  ASSERT_TRUE(batches.take(assignment_).ok());
-  EXPECT_EQ(values(batches.records()), (std::vector<std::string>{"v6", "v7", "v8"}));
+  EXPECT_EQ(poll(batches), (std::vector<std::string>{"v6", "v7", "v8"}));
   EXPECT_TRUE(batches.empty());
 }
 
 TEST_F(FetchedBatchesTest, ACorruptBatchIsNeverHandedOutAndBlocksItsPartition) {
-  std::vector<std::byte> fetched;
-  append_batch(fetched, 0, 2);
-  const std::size_t second = fetched.size();
-  append_batch(fetched, 2, 2);
-  append_batch(fetched, 4, 2);
-  fetched[second + 70] ^= std::byte{0x01};  // a byte of the second batch's records
+  std::vector<std::size_t> starts;
+  std::vector<std::byte> fetched =
+      fetched_batches({{.records = 2}, {.records = 2}, {.records = 2}}, &starts);
+  fetched[starts[1] + 70] ^= std::byte{0x01};  // a byte of the second batch's records
   FetchedBatches batches(100);
-  batches.start_poll();
   batches.add(0, fetched);
-  ASSERT_TRUE(batches.take(assignment_).ok());  // the records before it first
-  EXPECT_EQ(values(batches.records()), (std::vector<std::string>{"v0", "v1"}));
-  for (int poll = 0; poll < 2; ++poll) {
-    batches.start_poll();
-    Status st = batches.take(assignment_);
+  EXPECT_EQ(poll(batches), (std::vector<std::string>{"v0", "v1"}));  // the records before it
+  for (int i = 0; i < 2; ++i) {
+    Status st;
+    EXPECT_TRUE(poll(batches, &st).empty());
     EXPECT_EQ(st.code(), ErrorCode::kCorruptMessage);
     EXPECT_NE(st.message().find("t/0 offset 2: corrupt batch, CRC-32C"), std::string::npos)
         << st.message();
-    EXPECT_TRUE(batches.records().empty());
     EXPECT_EQ(partition().position, Position::at(Offset(2)));
   }
   batches.clear();  // a seek drops what was fetched
@@ -108,15 +129,11 @@ TEST_F(FetchedBatchesTest, ACorruptBatchIsNeverHandedOutAndBlocksItsPartition) {
 }
 
 TEST_F(FetchedBatchesTest, ACutOffBatchIsLeftForTheNextFetch) {
-  std::vector<std::byte> fetched;
-  append_batch(fetched, 0, 2);
-  const std::size_t whole = fetched.size();
-  append_batch(fetched, 2, 2);
+  std::vector<std::size_t> starts;
+  const std::vector<std::byte> fetched = fetched_batches({{.records = 2}, {.records = 2}}, &starts);
   FetchedBatches batches(100);
-  batches.start_poll();
-  batches.add(0, std::span(fetched).first(whole + 70));  // its header and a few bytes
-  ASSERT_TRUE(batches.take(assignment_).ok());
-  EXPECT_EQ(values(batches.records()), (std::vector<std::string>{"v0", "v1"}));
+  batches.add(0, std::span(fetched).first(starts[1] + 70));  // the second's header and a bit
+  EXPECT_EQ(poll(batches), (std::vector<std::string>{"v0", "v1"}));
   EXPECT_TRUE(batches.empty());
   EXPECT_EQ(partition().position, Position::at(Offset(2)));
 }
