@@ -191,7 +191,11 @@ void Session::on_header(const asio::error_code& ec) {
                    st.message(), held_back);
     }
     Exchange& exchange = next_exchange();
-    exchange.reset(header_, {}, *host_.context, shared_from_this(), &Session::on_finished, this);
+    exchange.reset({.header = header_,
+                    .context = host_.context,
+                    .keep_alive = shared_from_this(),
+                    .on_finished = &Session::on_finished,
+                    .owner = this});
     set_read_state(ReadState::kDone);  // before finish(): the writer closes after this answer
     exchange.finish(st);
     return;
@@ -265,9 +269,15 @@ void Session::on_body(const asio::error_code& ec) {
   }
   Exchange& exchange = next_exchange();
   exchange.reset(
-      header_, std::span<const std::byte>(header_.body_bytes ? body_ : nullptr, header_.body_bytes),
-      *host_.context, shared_from_this(), &Session::on_finished, this, &memory_, charge,
-      body_admitted_empty_);
+      {.header = header_,
+       .body = std::span<const std::byte>(header_.body_bytes ? body_ : nullptr, header_.body_bytes),
+       .context = host_.context,
+       .keep_alive = shared_from_this(),
+       .on_finished = &Session::on_finished,
+       .owner = this,
+       .memory = &memory_,
+       .charged = charge,
+       .connection_was_empty = body_admitted_empty_});
   host_.dispatcher->dispatch(exchange);
   free_body();  // handlers copy what they keep
   read_header();

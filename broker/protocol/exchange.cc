@@ -3,6 +3,8 @@
 
 #include <cassert>
 
+#include "spillway/common/endian.h"
+
 namespace spillway::broker {
 
 namespace {
@@ -15,37 +17,62 @@ void Exchange::set_finish_observer(FinishObserver observer, void* ctx) noexcept 
   g_observer_ctx = ctx;
 }
 
-void Exchange::reset(const frame::RequestHeader& header, std::span<const std::byte> body,
-                     asio::io_context& context, std::shared_ptr<void> keep_alive,
-                     OnFinished on_finished, void* owner, ConnectionMemory* memory,
-                     uint64_t charged, bool connection_was_empty) noexcept {
+namespace {
+
+size_t header_bytes(Exchange::Framing framing) {
+  switch (framing) {
+    case Exchange::Framing::kNative:
+      return frame::kResponseHeaderBytes;
+    case Exchange::Framing::kKafkaV0:
+      return 8;  // length, correlation id
+    case Exchange::Framing::kKafkaV1:
+      return 9;  // and an empty tag buffer
+  }
+  return frame::kResponseHeaderBytes;
+}
+
+}  // namespace
+
+void Exchange::reset(Start start) noexcept {
   out_.release();
   assert(charged_ == 0);  // recycle() gave back the previous request's bytes
-  memory_ = memory;
-  charged_ = memory != nullptr ? charged : 0;
-  connection_was_empty_ = connection_was_empty;
-  header_ = header;
-  body_ = body;
-  context_ = &context;
-  keep_alive_ = std::move(keep_alive);
-  on_finished_ = on_finished;
-  owner_ = owner;
+  memory_ = start.memory;
+  charged_ = start.memory != nullptr ? start.charged : 0;
+  connection_was_empty_ = start.connection_was_empty;
+  framing_ = start.framing;
+  header_ = start.header;
+  body_ = start.body;
+  context_ = start.context;
+  keep_alive_ = std::move(start.keep_alive);
+  on_finished_ = start.on_finished;
+  owner_ = start.owner;
   ++generation_;
   finished_ = false;
   started_ = std::chrono::steady_clock::now();
   // Room for the response header, patched by finish(). The scratch always
   // has it, so this cannot fail.
-  std::span<std::byte> room = out_.reserve(frame::kResponseHeaderBytes);
+  const size_t room_bytes = header_bytes(framing_);
+  std::span<std::byte> room = out_.reserve(room_bytes);
   assert(!room.empty());
   (void)room;
-  out_.advance(frame::kResponseHeaderBytes);
+  out_.advance(room_bytes);
 }
 
 void Exchange::finish(const Status& status) noexcept {
   assert(!finished_);
   finished_ = true;
   body_ = {};
-  if (status.ok() && out_.bytes_written() - frame::kLengthBytes <= UINT32_MAX) {
+  const bool fits = out_.bytes_written() - frame::kLengthBytes <= INT32_MAX;
+  if (framing_ != Framing::kNative) {
+    if (status.ok() && fits) {
+      std::array<std::byte, 9> header{};  // the tag buffer, if any, is empty: 0
+      store_be<uint32_t>(header.data(), static_cast<uint32_t>(out_.bytes_written() - 4));
+      store_be<int32_t>(header.data() + 4, header_.correlation_id);
+      out_.overwrite(0, std::span(header).first(header_bytes(framing_)));
+    } else {
+      out_.release();  // an empty frame: the connection closes after the ones before
+    }
+  } else if (status.ok() && fits) {
     std::array<std::byte, frame::kResponseHeaderBytes> header;
     frame::ResponseHeader h{
         header_.correlation_id, ErrorCode::kOk,

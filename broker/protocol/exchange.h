@@ -43,25 +43,52 @@ class Exchange {
   // to reset().
   using OnFinished = void (*)(Exchange& exchange, void* owner);
 
+  // How the response frame is laid out.
+  enum class Framing : uint8_t {
+    // Native (docs/protocol.md): [i32 length][i32 correlation id][i16 error
+    // code] then the body; a failed request gets an error frame.
+    kNative,
+    // Kafka response header v0: [i32 length][i32 correlation id], body.
+    kKafkaV0,
+    // Kafka response header v1: v0 and an empty tag buffer, body.
+    kKafkaV1,
+  };
+
+  // Everything a new request on this exchange starts with (by the
+  // connection).
+  struct Start {
+    frame::RequestHeader header;
+    // Must stay valid until the handler's handle() returns, not longer.
+    std::span<const std::byte> body;
+    asio::io_context* context = nullptr;  // the connection's
+    std::shared_ptr<void> keep_alive;     // holds the connection
+    OnFinished on_finished = nullptr;
+    void* owner = nullptr;
+    // The connection's memory account (null: unbudgeted, as in some tests)
+    // and the bytes already taken from it for this request (its body);
+    // given back by recycle().
+    ConnectionMemory* memory = nullptr;
+    uint64_t charged = 0;
+    // The connection held nothing when this request was admitted
+    // (ConnectionMemory::admit).
+    bool connection_was_empty = false;
+    Framing framing = Framing::kNative;
+  };
+
   Exchange() noexcept : out_(std::span<std::byte>(scratch_)) {}
   Exchange(const Exchange&) = delete;
   Exchange& operator=(const Exchange&) = delete;
 
-  // Starts a new request on this exchange (by the connection). The body must
-  // stay valid until the handler's handle() returns, not longer. `memory` is
-  // the connection's account (null: unbudgeted, as in some tests) and
-  // `charged` the bytes already taken from it for this request (its body);
-  // they are given back by recycle(). `connection_was_empty`: the
-  // connection held nothing when this request was admitted
-  // (ConnectionMemory::admit).
-  void reset(const frame::RequestHeader& header, std::span<const std::byte> body,
-             asio::io_context& context, std::shared_ptr<void> keep_alive, OnFinished on_finished,
-             void* owner, ConnectionMemory* memory = nullptr, uint64_t charged = 0,
-             bool connection_was_empty = false) noexcept;
+  // Starts a new request on this exchange.
+  void reset(Start start) noexcept;
 
   const frame::RequestHeader& header() const noexcept { return header_; }
   // The request body; valid only during the handler's handle() call.
   std::span<const std::byte> body() const noexcept { return body_; }
+  // Narrows the body to its part after a protocol's own request header
+  // (Kafka's client id and tags). `body` must lie within body().
+  void set_body(std::span<const std::byte> body) noexcept { body_ = body; }
+  Framing framing() const noexcept { return framing_; }
   // Where the handler writes the response body (after the header space).
   WriteBuffer& out() noexcept { return out_; }
   // The connection's executor: post completions here.
@@ -74,9 +101,12 @@ class Exchange {
   // exchange.
   uint64_t generation() const noexcept { return generation_; }
 
-  // Frames the response: with ok, the body written to out(); otherwise an
-  // error response carrying `status` (the body written so far is dropped).
-  // Then tells the connection. Call on executor()'s thread, once.
+  // Frames the response: with ok, the body written to out(); otherwise, in
+  // the native framing, an error response carrying `status` (the body
+  // written so far is dropped), and in Kafka's, which has no error frame, no
+  // response: the connection answers the requests before this one and then
+  // closes, as Kafka does with a request it cannot answer. Then tells the
+  // connection. Call on executor()'s thread, once.
   void finish(const Status& status) noexcept;
 
   bool finished() const noexcept { return finished_; }
@@ -125,6 +155,7 @@ class Exchange {
   ConnectionMemory* memory_ = nullptr;
   uint64_t charged_ = 0;
   bool connection_was_empty_ = false;
+  Framing framing_ = Framing::kNative;
   std::chrono::steady_clock::time_point started_{};
   bool finished_ = false;
   std::array<std::unique_ptr<ExchangeState>, kStateSlots> states_;

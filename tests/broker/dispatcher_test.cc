@@ -46,7 +46,7 @@ std::vector<std::byte> run(const Dispatcher& dispatcher, frame::RequestHeader re
   asio::io_context context;
   Exchange exchange;
   request.body_bytes = static_cast<uint32_t>(body.size());
-  exchange.reset(request, body, context, nullptr, nullptr, nullptr);
+  exchange.reset({.header = request, .body = body, .context = &context});
   dispatcher.dispatch(exchange);
   EXPECT_TRUE(exchange.finished());
   std::vector<std::byte> out;
