@@ -27,6 +27,7 @@
 #include "protocol/api_versions_handler.h"
 #include "protocol/dispatcher.h"
 #include "repair/repair_command.h"
+#include "runtime/core_set.h"
 #include "spillway/common/log.h"
 #include "spillway/common/messages/fetch.h"
 #include "spillway/common/messages/metadata.h"
@@ -96,10 +97,12 @@ int main(int argc, char** argv) {
   TopicRegistry* registry = nullptr;
   MetricsServer* metrics_server = nullptr;
 
+  // The cores: each an io_context with a sync thread and periodic tasks;
+  // the server runs them, the topics and offsets live on them.
+  CoreSet cores(config.threads > 0 ? static_cast<size_t>(config.threads)
+                                   : std::max(1u, std::thread::hardware_concurrency()));
   ServerOptions options;
   options.listen = *parse_host_port(config.listen);  // validated with the config
-  options.threads = config.threads > 0 ? static_cast<size_t>(config.threads)
-                                       : std::max(1u, std::thread::hardware_concurrency());
   options.max_frame_bytes = static_cast<uint32_t>(config.max_frame_bytes);
   options.max_connections = static_cast<size_t>(config.max_connections);
   options.max_connections_per_address = static_cast<size_t>(config.max_connections_per_ip);
@@ -108,14 +111,12 @@ int main(int argc, char** argv) {
   options.queue_depth = static_cast<size_t>(config.max_in_flight_per_connection);
   options.idle_timeout = std::chrono::milliseconds(config.idle_timeout_ms);
   options.shutdown_timeout = std::chrono::milliseconds(config.shutdown_timeout_ms);
-  options.on_shard_stop = [&](size_t core) {
+  options.on_core_stop = [&](size_t core) {
     if (registry) registry->stop_core(core);
     if (core == 0 && metrics_server) metrics_server->close();
   };
-  Server server(options, dispatcher);
+  Server server(cores, options, dispatcher);
 
-  std::vector<asio::io_context*> cores;
-  for (size_t i = 0; i < server.shard_count(); ++i) cores.push_back(&server.shard_context(i));
   ScrubBudget::global().set_rate(static_cast<uint64_t>(config.scrub_bytes_per_second));
   TopicRegistry topics(config, cores);
   if (Status st = topics.start(); !st.ok()) {
@@ -123,7 +124,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   registry = &topics;
-  OffsetStore offsets(config.data_dir);
+  OffsetStore offsets(cores, config.data_dir);
   if (Status st = offsets.load(); !st.ok()) {
     spdlog::critical("{}", st.message());
     return 1;
@@ -161,7 +162,7 @@ int main(int argc, char** argv) {
   }
   std::unique_ptr<MetricsServer> metrics_endpoint;
   if (!config.metrics_listen.empty()) {
-    metrics_endpoint = std::make_unique<MetricsServer>(server.shard_context(0), [&] {
+    metrics_endpoint = std::make_unique<MetricsServer>(cores.context(0), [&] {
       const MemoryBudget& budget = server.memory_budget();
       return metrics.render(topics,
                             NetworkGauges{
@@ -186,12 +187,13 @@ int main(int argc, char** argv) {
   spdlog::info("{} listening on {} (data_dir \"{}\", config \"{}\", {} thread(s))", kBrokerVersion,
                format_endpoint(server.local_endpoint()), config.data_dir,
                config.config_file.empty() ? "(none, defaults and flags)" : config.config_file,
-               options.threads);
+               cores.size());
   spdlog::info("memory budget for requests in flight: {} MiB in all, {} MiB per connection{}",
                *memory_budget >> 20, config.connection_memory_bytes >> 20,
                config.memory_budget_bytes == 0 ? " (a quarter of the usable memory)" : "");
   server.run();
   topics.close_all();
+  cores.stop_sync_threads();  // after the fdatasyncs the closes left queued
   spdlog::info("stopped cleanly");
   return 0;
 }

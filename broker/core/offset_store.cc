@@ -1,6 +1,8 @@
 // OffsetStore: one atomically rewritten file per consumer group.
 #include "offset_store.h"
 
+#include <asio/post.hpp>
+#include <cassert>
 #include <charconv>
 #include <filesystem>
 
@@ -116,6 +118,20 @@ Status OffsetStore::commit(std::string_view group, const std::vector<Entry>& ent
     it->second = std::move(next);
   }
   return Status::Ok();
+}
+
+void OffsetStore::commit_async(std::string group, std::vector<Entry> entries,
+                               asio::any_io_executor executor, std::function<void(Status)> done) {
+  const size_t core = CoreSet::current();
+  assert(core != CoreSet::kNoCore);
+  asio::post(cores_.sync_context(core == CoreSet::kNoCore ? 0 : core),
+             [this, group = std::move(group), entries = std::move(entries),
+              executor = std::move(executor), done = std::move(done)]() mutable {
+               Status st = entries.empty() ? Status::Ok() : commit(group, entries);
+               asio::post(executor, [done = std::move(done), st = std::move(st)]() mutable {
+                 done(std::move(st));
+               });
+             });
 }
 
 int64_t OffsetStore::committed(std::string_view group, std::string_view topic,

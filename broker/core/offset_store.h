@@ -6,12 +6,15 @@
 // commit rarely compared to produce traffic; a whole-file rewrite keeps
 // recovery trivial (no log to compact).
 //
-// Thread-safe: a mutex guards the table; commit() does blocking file I/O and
-// belongs on a sync thread, not on a network core.
+// Thread-safe: a mutex guards the table. commit() does blocking file I/O and
+// belongs on a sync thread, not on a network core; commit_async() runs it on
+// the calling core's sync thread (runtime/core_set.h).
 #pragma once
 
+#include <asio/any_io_executor.hpp>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -19,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "runtime/core_set.h"
 #include "spillway/common/status.h"
 
 namespace spillway::broker {
@@ -36,7 +40,10 @@ class OffsetStore {
   // have at most 255 bytes: (255 - 12) / 2 = 121.
   static constexpr size_t kMaxGroupNameBytes = (255 - sizeof(".offsets.tmp") + 1) / 2;
 
-  explicit OffsetStore(std::string data_dir) : dir_(std::move(data_dir) + "/offsets") {}
+  // The files live in DATA_DIR/offsets; commit_async() uses the sync
+  // threads of `cores`, which must outlive the store.
+  OffsetStore(CoreSet& cores, std::string data_dir)
+      : cores_(cores), dir_(std::move(data_dir) + "/offsets") {}
 
   // Ok iff `group` can be stored: 1 to kMaxGroupNameBytes bytes (any bytes).
   // kInvalidArgument naming the limit otherwise.
@@ -49,6 +56,10 @@ class OffsetStore {
   // On error the in-memory table is unchanged: kInvalidArgument for a group
   // validate_group() refuses, kIoError / kNotEnoughSpace from the file.
   Status commit(std::string_view group, const std::vector<Entry>& entries);
+  // commit() on the calling core's sync thread, then done(status) on
+  // `executor`. No entries: nothing is written, done(Ok). Call on a core.
+  void commit_async(std::string group, std::vector<Entry> entries, asio::any_io_executor executor,
+                    std::function<void(Status)> done);
 
   // The committed offset, or -1 when none.
   int64_t committed(std::string_view group, std::string_view topic, int32_t partition) const;
@@ -61,6 +72,7 @@ class OffsetStore {
   using GroupOffsets = std::map<std::pair<std::string, int32_t>, int64_t>;
   std::string path_for(std::string_view group) const;
 
+  CoreSet& cores_;
   const std::string dir_;
   mutable std::mutex mu_;
   std::map<std::string, GroupOffsets, std::less<>> groups_;

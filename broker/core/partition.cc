@@ -14,12 +14,13 @@
 namespace spillway::broker {
 
 Partition::Partition(std::string topic, int32_t index, std::unique_ptr<storage::PartitionLog> log,
-                     asio::io_context& owner, asio::io_context& sync, int64_t flush_interval_ms)
+                     CoreSet& cores, size_t core, int64_t flush_interval_ms)
     : topic_(std::move(topic)),
       index_(index),
       log_(std::move(log)),
-      owner_(owner),
-      sync_(sync),
+      core_(core),
+      owner_(cores.context(core)),
+      sync_(cores.sync_context(core)),
       flush_interval_ms_(flush_interval_ms) {
   durable_waiters_.reserve(256);
   fetch_waiters_.reserve(64);
@@ -68,6 +69,7 @@ Status Partition::closed_error() const {
 }
 
 void Partition::append(std::span<std::byte> batch, std::byte* rented, bool durable, Reply reply) {
+  check_on_core(core_);
   PartitionReply r;
   if (closed_) {
     BufferPool::global().give_back(rented);
@@ -122,6 +124,7 @@ void Partition::append(std::span<std::byte> batch, std::byte* rented, bool durab
 }
 
 void Partition::start_flush() {
+  check_on_core(core_);
   storage::FlushRequest request = log_->begin_flush();
   if (!request.needed()) {
     finish_flush(request, Status::Ok());
@@ -139,6 +142,7 @@ void Partition::start_flush() {
 }
 
 void Partition::finish_flush(const storage::FlushRequest& request, Status result) {
+  check_on_core(core_);
   flushing_ = false;
   Status st = request.needed() ? log_->finish_flush(request, std::move(result)) : Status::Ok();
   if (!st.ok()) spdlog::error("partition {}-{}: flush failed: {}", topic_, index_, st.message());
@@ -164,6 +168,7 @@ void Partition::finish_flush(const storage::FlushRequest& request, Status result
 }
 
 void Partition::read(int64_t offset, uint64_t max_bytes, Reply reply) {
+  check_on_core(core_);
   PartitionReply r;
   if (closed_) {
     r.status = closed_error();
@@ -182,6 +187,7 @@ void Partition::read(int64_t offset, uint64_t max_bytes, Reply reply) {
 }
 
 void Partition::add_waiter(FetchWaiter waiter) {
+  check_on_core(core_);
   // Drop waiters whose fetch has already been answered (timer or another
   // partition), so the list stays as long as the live long polls.
   size_t kept = 0;
@@ -202,6 +208,7 @@ void Partition::add_waiter(FetchWaiter waiter) {
 }
 
 void Partition::publish() {
+  check_on_core(core_);
   const int64_t hw = log_->high_watermark();
   const int64_t before = high_watermark_.exchange(hw, std::memory_order_relaxed);
   log_start_.store(log_->log_start_offset(), std::memory_order_relaxed);
@@ -215,6 +222,7 @@ void Partition::publish() {
 }
 
 void Partition::check_sealed_segments() {
+  check_on_core(core_);
   if (checking_sealed_ || sealed_checks_failed_ || closed_) return;
   std::unique_ptr<storage::SealedSegmentCheck> check = log_->next_sealed_check();
   if (check == nullptr) return;
@@ -240,6 +248,7 @@ void Partition::run_sealed_check(std::shared_ptr<storage::SealedSegmentCheck> ch
 }
 
 void Partition::finish_sealed_check(const storage::SealedSegmentCheck& check, Status result) {
+  check_on_core(core_);
   checking_sealed_ = false;
   if (closed_) return;
   if (!result.ok()) {
@@ -269,6 +278,7 @@ void Partition::finish_sealed_check(const storage::SealedSegmentCheck& check, St
 }
 
 void Partition::scrub() {
+  check_on_core(core_);
   if (closed_ || checking_sealed_ || scrub_running_ || sealed_checks_failed_ || log_->corrupt() ||
       !ScrubBudget::global().enabled()) {
     return;
@@ -313,6 +323,7 @@ void Partition::run_scrub_grant(std::shared_ptr<storage::SealedSegmentCheck> che
 }
 
 void Partition::finish_scrub_grant(Result<bool> done) {
+  check_on_core(core_);
   scrub_running_ = false;
   if (closed_ || scrub_ == nullptr) return;
   if (!done.ok()) {
@@ -342,6 +353,7 @@ void Partition::finish_scrub_grant(Result<bool> done) {
 }
 
 void Partition::tick() {
+  check_on_core(core_);
   if (closed_) return;
   check_sealed_segments();
   scrub();
@@ -362,6 +374,7 @@ void Partition::tick() {
 }
 
 void Partition::enforce_retention() {
+  check_on_core(core_);
   if (closed_) return;
   Result<size_t> deleted = log_->enforce_retention();
   if (!deleted.ok()) {
@@ -375,6 +388,7 @@ void Partition::enforce_retention() {
 }
 
 void Partition::wake_waiters() {
+  check_on_core(core_);
   stopping_ = true;
   for (FetchWaiter& w : fetch_waiters_) {
     post_task(*w.context, [keep = std::move(w.keep_alive), wake = w.wake, ctx = w.ctx,
@@ -384,6 +398,7 @@ void Partition::wake_waiters() {
 }
 
 void Partition::close(bool clean) {
+  check_on_core(core_);
   if (closed_) return;
   closed_ = true;
   stop_sealed_checks_.store(true, std::memory_order_relaxed);

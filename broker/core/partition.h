@@ -5,10 +5,12 @@
 // meanwhile), long-poll fetch waiters woken on append or durable advance, and
 // the periodic flush tick and retention.
 //
-// Threading: every method except the atomic accessors runs on the owner
-// core's io_context thread (work is posted there); there is no lock on the
-// append path. Results go back to the requester through a Reply, posted to
-// the requester's executor.
+// Threading: every method except the constructor, the names and the atomic
+// accessors runs on the owner core's thread (work is posted there; each
+// checks it with check_on_core() in builds with SPILLWAY_CHECK_CORES);
+// there is no lock on the append path. The blocking work runs on the
+// owner's sync thread (runtime/core_set.h). Results go back to the
+// requester through a Reply, posted to the requester's executor.
 #pragma once
 
 #include <asio/any_io_executor.hpp>
@@ -22,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/core_set.h"
 #include "spillway/common/status.h"
 #include "spillway/storage/partition_log.h"
 
@@ -85,16 +88,19 @@ class Partition : public std::enable_shared_from_this<Partition> {
   static constexpr uint64_t kSealedCheckStepBytes = 1u << 20;
   // The most the scrubber asks the ScrubBudget for at a time.
   static constexpr uint64_t kScrubGrantBytes = 8u << 20;
-  // `owner` runs every call; `sync` runs the blocking fdatasyncs. Both must
-  // outlive the partition's pending work.
+  // Core `core` of `cores` runs every call; its sync thread runs the
+  // blocking fdatasyncs. `cores` must outlive the partition's pending work.
   // `flush_interval_ms` > 0: the `interval` policy's periodic fdatasync,
   // started by tick() and run on the sync thread (the log itself is opened
   // with its own interval flush disabled so an append never blocks on one).
   Partition(std::string topic, int32_t index, std::unique_ptr<storage::PartitionLog> log,
-            asio::io_context& owner, asio::io_context& sync, int64_t flush_interval_ms = 0);
+            CoreSet& cores, size_t core, int64_t flush_interval_ms = 0);
 
   const std::string& topic() const { return topic_; }
   int32_t index() const { return index_; }
+  // The owner core: its index in the CoreSet, and its io_context (post the
+  // partition's work there).
+  size_t core() const { return core_; }
   asio::io_context& owner() const { return owner_; }
 
   // Appends a validated batch held in a buffer rented from the global
@@ -163,6 +169,7 @@ class Partition : public std::enable_shared_from_this<Partition> {
   const std::string topic_;
   const int32_t index_;
   std::unique_ptr<storage::PartitionLog> log_;
+  const size_t core_;
   asio::io_context& owner_;
   asio::io_context& sync_;
   const int64_t flush_interval_ms_;

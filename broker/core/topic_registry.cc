@@ -1,5 +1,5 @@
 // TopicRegistry: topic metadata on disk, per-core tables, partition owners,
-// and the per-core timers.
+// and the periodic work of the partitions on each core.
 #include "topic_registry.h"
 
 #include <spdlog/spdlog.h>
@@ -16,11 +16,6 @@ namespace spillway::broker {
 
 namespace {
 
-constexpr size_t kNoCore = SIZE_MAX;
-thread_local size_t t_core = kNoCore;
-
-// Retention runs every this many ticks of the flush timer.
-constexpr int64_t kRetentionEveryMs = 5'000;
 constexpr const char* kMetaFile = "topic.meta";
 // A deleted topic's directory is first renamed to DATA_DIR/topics/
 // kDeletionMark + 20 digits (29 bytes, whatever the topic's name: a name
@@ -62,35 +57,19 @@ Status Topic::check_partition(int32_t index) const {
   return Status::Ok();
 }
 
-TopicRegistry::TopicRegistry(const BrokerConfig& config, std::vector<asio::io_context*> cores)
-    : config_(config) {
-  for (asio::io_context* context : cores) {
-    auto core = std::make_unique<Core>();
-    core->context = context;
-    cores_.push_back(std::move(core));
-  }
-}
-
-TopicRegistry::~TopicRegistry() {
-  for (auto& core : cores_) {
-    core->sync_work.reset();
-    if (core->sync_thread.joinable()) core->sync_thread.join();
-  }
-}
-
-size_t TopicRegistry::current_core() {
-  assert(t_core != kNoCore);
-  return t_core == kNoCore ? 0 : t_core;
-}
+TopicRegistry::TopicRegistry(const BrokerConfig& config, CoreSet& cores)
+    : config_(config), cores_(cores), per_core_(cores.size()) {}
 
 size_t TopicRegistry::owner_of(std::string_view topic, int32_t partition) const {
   const size_t h = std::hash<std::string_view>()(topic) ^
                    (static_cast<size_t>(partition) * 0x9e3779b97f4a7c15ull);
-  return h % cores_.size();
+  return h % per_core_.size();
 }
 
 const TopicTable& TopicRegistry::table() const {
-  return cores_[current_core()]->table;
+  const size_t core = CoreSet::current();
+  assert(core < per_core_.size());
+  return per_core_[core < per_core_.size() ? core : 0].table;
 }
 
 Topic* TopicRegistry::find(std::string_view name) const {
@@ -141,9 +120,8 @@ Result<std::shared_ptr<Topic>> TopicRegistry::open_topic(const std::string& name
     Result<std::unique_ptr<storage::PartitionLog>> log =
         storage::PartitionLog::open(fs, dir + "/" + std::to_string(p), log_config);
     if (!log.ok()) return log.status();
-    Core& owner = *cores_[owner_of(name, p)];
     topic->partitions.push_back(
-        std::make_shared<Partition>(name, p, std::move(*log), *owner.context, owner.sync,
+        std::make_shared<Partition>(name, p, std::move(*log), cores_, owner_of(name, p),
                                     interval ? config_.flush_interval_ms : 0));
   }
   return topic;
@@ -216,83 +194,41 @@ Status TopicRegistry::start() {
   }
   if (ec) return Status(ErrorCode::kIoError, "list " + topics_dir + ": " + ec.message());
 
-  for (size_t i = 0; i < cores_.size(); ++i) {
-    Core& core = *cores_[i];
-    for (auto& [name, topic] : all_) {
-      core.table[name] = topic;
-      for (auto& partition : topic->partitions) {
-        if (&partition->owner() == core.context) core.owned.push_back(partition);
-      }
-    }
-    core.sync_work.emplace(core.sync.get_executor());
-    core.sync_thread = std::thread([&core] { core.sync.run(); });
-    core.tick_timer = std::make_unique<asio::steady_timer>(*core.context);
-    // Runs first on the core's thread: it learns its index.
-    asio::post(*core.context, [this, i] {
-      t_core = i;
-      schedule_tick(i);
-    });
+  // No core runs yet: their tables are filled from here.
+  for (size_t core = 0; core < per_core_.size(); ++core) {
+    for (auto& [name, topic] : all_) adopt(core, topic);
   }
+  cores_.every(tick_period(config_), [this](size_t core) {
+    for (auto& partition : per_core_[core].owned) partition->tick();
+  });
+  cores_.every(std::chrono::milliseconds(config_.retention_check_interval_ms), [this](size_t core) {
+    for (auto& partition : per_core_[core].owned) partition->enforce_retention();
+  });
   return Status::Ok();
 }
 
-void TopicRegistry::schedule_tick(size_t i) {
-  Core& core = *cores_[i];
-  core.tick_timer->expires_after(tick_period(config_));
-  core.tick_timer->async_wait([this, i](asio::error_code ec) {
-    if (ec) return;
-    Core& c = *cores_[i];
-    ++c.ticks;
-    const bool retention =
-        (c.ticks * tick_period(config_).count()) % kRetentionEveryMs < tick_period(config_).count();
-    for (auto& partition : c.owned) {
-      partition->tick();
-      if (retention) partition->enforce_retention();
-    }
-    schedule_tick(i);
-  });
+void TopicRegistry::adopt(size_t core, const std::shared_ptr<Topic>& topic) {
+  CoreTopics& mine = per_core_[core];
+  mine.table[topic->name] = topic;
+  for (auto& partition : topic->partitions) {
+    if (partition->core() == core) mine.owned.push_back(partition);
+  }
 }
 
 void TopicRegistry::stop_core(size_t core) {
-  if (cores_[core]->tick_timer) cores_[core]->tick_timer->cancel();
-  for (auto& partition : cores_[core]->owned) partition->wake_waiters();
+  check_on_core(core);
+  for (auto& partition : per_core_[core].owned) partition->wake_waiters();
 }
 
 void TopicRegistry::close_all() {
-  for (auto& core : cores_) {
-    for (auto& partition : core->owned) partition->close();
-    core->owned.clear();
-    core->table.clear();
-  }
-  for (auto& core : cores_) {
-    core->sync_work.reset();
-    if (core->sync_thread.joinable()) core->sync_thread.join();
+  for (size_t core = 0; core < per_core_.size(); ++core) {
+    CoreSet::Binding bound(core);  // the core's thread has ended: act as its owner
+    for (auto& partition : per_core_[core].owned) partition->close();
+    per_core_[core].owned.clear();
+    per_core_[core].table.clear();
   }
   std::lock_guard lock(admin_mu_);
   all_.clear();
-}
-
-void TopicRegistry::broadcast(std::function<void(size_t core)> apply,
-                              asio::any_io_executor executor, std::function<void(Status)> done) {
-  struct Pending {
-    std::atomic<size_t> left;
-    std::function<void(size_t)> apply;
-    asio::any_io_executor executor;
-    std::function<void(Status)> done;
-  };
-  auto pending = std::make_shared<Pending>();
-  pending->left = cores_.size();
-  pending->apply = std::move(apply);
-  pending->executor = std::move(executor);
-  pending->done = std::move(done);
-  for (size_t i = 0; i < cores_.size(); ++i) {
-    asio::post(*cores_[i]->context, [pending, i] {
-      pending->apply(i);
-      if (pending->left.fetch_sub(1) == 1) {
-        asio::post(pending->executor, [pending] { pending->done(Status::Ok()); });
-      }
-    });
-  }
 }
 
 Result<std::shared_ptr<Topic>> TopicRegistry::create(const CreateTopicSpec& spec,
@@ -349,15 +285,8 @@ Result<std::shared_ptr<Topic>> TopicRegistry::create(const CreateTopicSpec& spec
   }
   spdlog::info("created topic {} ({} partition(s), flush {})", spec.name, config.partitions,
                flush_policy_name(config.flush_policy));
-  broadcast(
-      [this, topic](size_t i) {
-        Core& core = *cores_[i];
-        core.table[topic->name] = topic;
-        for (auto& partition : topic->partitions) {
-          if (&partition->owner() == core.context) core.owned.push_back(partition);
-        }
-      },
-      std::move(executor), std::move(done));
+  cores_.broadcast([this, topic](size_t core) { adopt(core, topic); }, std::move(executor),
+                   [done = std::move(done)] { done(Status::Ok()); });
   return topic;
 }
 
@@ -404,15 +333,14 @@ Status TopicRegistry::remove(std::string_view name, asio::any_io_executor execut
     if (!durable.ok()) spdlog::error("delete topic {}: {}", name, durable.message());
   }
   spdlog::info("deleting topic {}", name);
-  broadcast(
-      [this, topic](size_t i) {
-        Core& core = *cores_[i];
-        auto it = core.table.find(topic->name);
-        if (it != core.table.end() && it->second == topic) core.table.erase(it);
-        std::erase_if(core.owned, [&](const std::shared_ptr<Partition>& p) {
-          if (&p->owner() != core.context) return false;
-          for (auto& mine : topic->partitions) {
-            if (mine == p) {
+  cores_.broadcast(
+      [this, topic](size_t core) {
+        CoreTopics& mine = per_core_[core];
+        auto it = mine.table.find(topic->name);
+        if (it != mine.table.end() && it->second == topic) mine.table.erase(it);
+        std::erase_if(mine.owned, [&](const std::shared_ptr<Partition>& p) {
+          for (auto& deleted : topic->partitions) {
+            if (deleted == p) {
               p->close(/*clean=*/false);
               return true;
             }
@@ -421,10 +349,10 @@ Status TopicRegistry::remove(std::string_view name, asio::any_io_executor execut
         });
       },
       std::move(executor),
-      [name = std::string(name), mark, durable = std::move(durable),
-       done = std::move(done)](Status st) {
+      [name = std::string(name), mark, durable = std::move(durable), done = std::move(done)] {
         // From here the topic is gone whatever happens; an error only says
         // that some of it may linger on disk (removed at the next start).
+        Status st;
         std::error_code ec;
         std::filesystem::remove_all(mark, ec);
         if (ec) {

@@ -6,8 +6,8 @@
 // restored starts offline (Topic::offline) while the others serve. Partition
 // p of topic t is owned by core hash(t, p) % cores; all its work runs there.
 //
-// Lookups are lock-free: each core has its own copy of the name -> topic
-// table, read only on that core. Admin operations (create, delete) are
+// Lookups are lock-free: each core (runtime/core_set.h) has its own copy of
+// the name -> topic table, read only on that core. Admin operations (create, delete) are
 // serialised by a mutex, do their blocking file work on the calling thread,
 // then post the table change to every core and report once every core has
 // applied it, so a request sent after the answer sees the change on any
@@ -15,8 +15,6 @@
 #pragma once
 
 #include <asio/any_io_executor.hpp>
-#include <asio/io_context.hpp>
-#include <asio/steady_timer.hpp>
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -26,12 +24,12 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <unordered_map>
 #include <vector>
 
 #include "config/broker_config.h"
 #include "partition.h"
+#include "runtime/core_set.h"
 #include "topic_config.h"
 
 namespace spillway::broker {
@@ -81,28 +79,28 @@ struct CreateTopicSpec {
 
 class TopicRegistry {
  public:
-  // `cores` are the server's shard contexts (they must outlive this).
-  TopicRegistry(const BrokerConfig& config, std::vector<asio::io_context*> cores);
-  ~TopicRegistry();
+  // The partitions live on the cores of `cores`; both arguments must
+  // outlive the registry.
+  TopicRegistry(const BrokerConfig& config, CoreSet& cores);
   TopicRegistry(const TopicRegistry&) = delete;
   TopicRegistry& operator=(const TopicRegistry&) = delete;
 
   // Before the cores run: opens every topic found in the data directory and
-  // starts the sync threads and the per-core timers (flush tick, retention).
-  // A topic that cannot be opened is logged (file and problem) and kept
-  // offline; it does not fail the start. Finishes deletes cut short and
-  // removes topic directories of creates cut short (no topic.meta, no
-  // partition). Error only when the topics directory cannot be listed.
+  // adds the per-core periodic tasks (the flush tick, which also paces the
+  // sealed-segment checks and the scrubber, and retention every
+  // retention_check_interval_ms). A topic that cannot be opened is logged
+  // (file and problem) and kept offline; it does not fail the start.
+  // Finishes deletes cut short and removes topic directories of creates cut
+  // short (no topic.meta, no partition). Error only when the topics
+  // directory cannot be listed.
   Status start();
-  // On core `core`'s thread when the server stops: cancels its timers.
+  // On core `core`'s thread when the broker stops: wakes the long polls
+  // waiting on its partitions (they answer with what there is).
   void stop_core(size_t core);
-  // After the cores have stopped: closes every log cleanly, ends the sync
-  // threads.
+  // After the cores have stopped (their threads ended): closes every log
+  // cleanly, each bound to its owner core.
   void close_all();
 
-  size_t core_count() const { return cores_.size(); }
-  // The calling thread's core index. Precondition: called on a core thread.
-  static size_t current_core();
   size_t owner_of(std::string_view topic, int32_t partition) const;
 
   // The calling core's table (read only on that core).
@@ -130,22 +128,15 @@ class TopicRegistry {
                 std::function<void(Status)> done);
 
   const BrokerConfig& config() const { return config_; }
-  // Core `core`'s blocking-sync thread (fdatasyncs, offset commits).
-  asio::io_context& sync_context(size_t core) { return cores_[core]->sync; }
 
   // Every topic (for metrics), under the admin lock.
   std::vector<std::shared_ptr<Topic>> snapshot() const;
 
  private:
-  struct Core {
-    asio::io_context* context = nullptr;
+  // What each core holds of the topics; touched only on that core.
+  struct CoreTopics {
     TopicTable table;
     std::vector<std::shared_ptr<Partition>> owned;
-    std::unique_ptr<asio::steady_timer> tick_timer;
-    int64_t ticks = 0;
-    asio::io_context sync{1};
-    std::optional<asio::executor_work_guard<asio::io_context::executor_type>> sync_work;
-    std::thread sync_thread;
   };
 
   Result<std::shared_ptr<Topic>> open_topic(const std::string& name, const TopicConfig& config,
@@ -153,16 +144,16 @@ class TopicRegistry {
   // Opens the existing topic `name` from its metadata file; the error names
   // the file or partition and the problem.
   Result<std::shared_ptr<Topic>> restore_topic(const std::string& name);
-  // Posts `apply(core)` to every core; `done` on `executor` after the last.
-  void broadcast(std::function<void(size_t core)> apply, asio::any_io_executor executor,
-                 std::function<void(Status)> done);
-  void schedule_tick(size_t core);
+  // Adds `topic` to core `core`'s table and its partitions there to the
+  // core's owned list (on that core, or before the cores run).
+  void adopt(size_t core, const std::shared_ptr<Topic>& topic);
   std::string topic_dir(std::string_view name) const;
   // A deletion-mark path not in use (under admin_mu_).
   std::string next_deletion_mark();
 
   const BrokerConfig& config_;
-  std::vector<std::unique_ptr<Core>> cores_;
+  CoreSet& cores_;
+  std::vector<CoreTopics> per_core_;  // index = core
   mutable std::mutex admin_mu_;
   std::map<std::string, std::shared_ptr<Topic>, std::less<>> all_;  // under admin_mu_
   uint64_t deletion_marks_ = 0;                                     // under admin_mu_

@@ -199,31 +199,28 @@ void CommitOffsetsHandler::handle(Exchange& exchange) {
     exchange.finish(valid);
     return;
   }
-  asio::io_context& sync = context_.topics.sync_context(TopicRegistry::current_core());
-  asio::post(sync, [work, offsets = &context_.offsets, ex = &exchange,
-                    keep = exchange.keep_alive()]() {
-    Status st = work->valid.empty() ? Status::Ok() : offsets->commit(work->group, work->valid);
-    asio::post(ex->executor(), [work, ex, keep, st = std::move(st)]() {
-      // The response as views over the results (messages/offsets.h).
-      std::vector<messages::PartitionError> errors;
-      errors.reserve(work->results.size());
-      for (const Work::Result& res : work->results) {
-        const bool failed = res.code == ErrorCode::kOk && !st.ok();
-        errors.push_back({.partition = res.partition,
-                          .error_code = failed ? st.code() : res.code,
-                          .error_message = failed ? st.message() : res.message});
-      }
-      std::vector<messages::CommitOffsetsTopicResult> topics;
-      size_t first = 0;
-      for (const auto& [name, count] : work->topic_sizes) {
-        topics.push_back(
-            {.name = name,
-             .results = std::span<const messages::PartitionError>(errors).subspan(first, count)});
-        first += count;
-      }
-      ex->finish(messages::encode_commit_offsets_response({topics}, ex->out()));
-    });
-  });
+  context_.offsets.commit_async(
+      work->group, std::move(work->valid), exchange.executor(),
+      [work, ex = &exchange, keep = exchange.keep_alive()](Status st) {
+        // The response as views over the results (messages/offsets.h).
+        std::vector<messages::PartitionError> errors;
+        errors.reserve(work->results.size());
+        for (const Work::Result& res : work->results) {
+          const bool failed = res.code == ErrorCode::kOk && !st.ok();
+          errors.push_back({.partition = res.partition,
+                            .error_code = failed ? st.code() : res.code,
+                            .error_message = failed ? st.message() : res.message});
+        }
+        std::vector<messages::CommitOffsetsTopicResult> topics;
+        size_t first = 0;
+        for (const auto& [name, count] : work->topic_sizes) {
+          topics.push_back(
+              {.name = name,
+               .results = std::span<const messages::PartitionError>(errors).subspan(first, count)});
+          first += count;
+        }
+        ex->finish(messages::encode_commit_offsets_response({topics}, ex->out()));
+      });
 }
 
 void FetchOffsetsHandler::handle(Exchange& exchange) {

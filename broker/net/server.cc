@@ -1,5 +1,5 @@
-// Thread-per-core acceptor and shutdown. Each shard is an io_context run by
-// one thread; a connection lives on one shard from accept to close.
+// Thread-per-core acceptor and shutdown. Each core (CoreSet) is run by one
+// thread; a connection lives on one core from accept to close.
 #include "server.h"
 
 #include <spdlog/spdlog.h>
@@ -16,77 +16,67 @@
 
 namespace spillway::broker {
 
-struct Server::Shard {
-  // Declared first so it is destroyed last: sessions still pending in the
-  // context unregister from it when the context destroys them.
-  SessionHost host;
-  asio::io_context context{1};  // one thread runs it: no internal locking
-  std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work{
-      context.get_executor()};
-};
-
-// The search for the connection to close: every shard is visited in turn
+// The search for the connection to close: every core is visited in turn
 // (each looks at its own sessions on its own thread), then the one idle
-// longest is closed on its shard.
+// longest is closed on its core.
 struct Server::Eviction {
   asio::ip::tcp::socket socket;
   asio::ip::address address;
-  size_t target = 0;  // the new connection's shard
+  size_t target = 0;  // the new connection's core
   size_t visited = 0;
   std::weak_ptr<Session> idlest;
-  size_t idlest_shard = 0;
+  size_t idlest_core = 0;
   std::chrono::steady_clock::time_point idlest_since = std::chrono::steady_clock::time_point::max();
 };
 
-Server::Server(ServerOptions options, const Dispatcher& dispatcher)
-    : options_(std::move(options)),
+Server::Server(CoreSet& cores, ServerOptions options, const Dispatcher& dispatcher)
+    : cores_(cores),
+      options_(std::move(options)),
       dispatcher_(dispatcher),
       limits_(options_.max_connections, options_.max_connections_per_address),
-      memory_(options_.memory_budget_bytes, std::max<size_t>(1, options_.threads)) {
-  if (options_.threads == 0) options_.threads = 1;
-  for (size_t i = 0; i < options_.threads; ++i) {
-    auto shard = std::make_unique<Shard>();
-    shard->host.dispatcher = &dispatcher_;
-    shard->host.context = &shard->context;
-    shard->host.shard = i;
-    shard->host.max_frame_bytes = options_.max_frame_bytes;
-    shard->host.queue_depth = options_.queue_depth;
-    shard->host.idle_timeout = options_.idle_timeout;
-    shard->host.memory = &memory_;
-    shard->host.connection_memory_bytes = options_.connection_memory_bytes;
-    shard->host.limits = &limits_;
-    shard->host.paused_at_max_in_flight = &paused_at_max_in_flight_;
-    memory_.set_waker(i, &shard->context, &wake_memory_waiters, &shard->host);
-    shards_.push_back(std::move(shard));
+      memory_(options_.memory_budget_bytes, cores.size()) {
+  for (size_t i = 0; i < cores_.size(); ++i) {
+    auto host = std::make_unique<SessionHost>();
+    host->dispatcher = &dispatcher_;
+    host->context = &cores_.context(i);
+    host->core = i;
+    host->max_frame_bytes = options_.max_frame_bytes;
+    host->queue_depth = options_.queue_depth;
+    host->idle_timeout = options_.idle_timeout;
+    host->memory = &memory_;
+    host->connection_memory_bytes = options_.connection_memory_bytes;
+    host->limits = &limits_;
+    host->paused_at_max_in_flight = &paused_at_max_in_flight_;
+    memory_.set_waker(i, &cores_.context(i), &wake_memory_waiters, host.get());
+    hosts_.push_back(std::move(host));
   }
 }
 
 Server::~Server() {
-  // Sessions left by a cut shutdown are destroyed with their io_context and
-  // unregister from their shard's host, which must still exist then.
+  // Sessions left by a cut shutdown sit in handlers queued on the cores and
+  // unregister from their core's host (and from limits_) when destroyed:
+  // that must happen here, while both still exist.
   acceptor_.reset();
   signals_.reset();
-  for (auto& shard : shards_) {
-    shard->work.reset();
-    shard->context.stop();
-  }
-  // No thread runs the contexts now. Their unanswered exchanges hold the
+  cores_.halt();
+  // No thread runs the cores now. Their unanswered exchanges hold the
   // sessions alive; let go so the sessions die with their queued work.
-  for (auto& shard : shards_) {
+  for (auto& host : hosts_) {
     std::vector<std::shared_ptr<Session>> live;
-    for (Session* session : shard->host.sessions) live.push_back(session->shared_from_this());
+    for (Session* session : host->sessions) live.push_back(session->shared_from_this());
     for (auto& session : live) session->abandon();
   }
+  cores_.discard_queued_work();
 }
 
 Status Server::open() {
-  auto acceptor = open_listener(shards_[0]->context, options_.listen, "listen address");
+  auto acceptor = open_listener(cores_.context(0), options_.listen, "listen address");
   if (!acceptor.ok()) return acceptor.status();
   acceptor_ = std::move(acceptor).value();
   if (options_.handle_signals) {
     // Installed here, before the caller logs that it listens, so a signal
     // sent right after that line is never lost to the default action.
-    signals_ = std::make_unique<asio::signal_set>(shards_[0]->context, SIGINT, SIGTERM);
+    signals_ = std::make_unique<asio::signal_set>(cores_.context(0), SIGINT, SIGTERM);
     signals_->async_wait([this](asio::error_code ec, int signo) {
       if (ec) return;
       spdlog::info("received {}, stopping: no new connections, finishing in-flight requests",
@@ -97,21 +87,17 @@ Status Server::open() {
   return Status::Ok();
 }
 
-asio::io_context& Server::shard_context(size_t shard) {
-  return shards_[shard]->context;
-}
-
 asio::ip::tcp::endpoint Server::local_endpoint() const {
   asio::error_code ec;
   return acceptor_->local_endpoint(ec);
 }
 
 void Server::accept_next() {
-  const size_t target = next_shard_;
-  next_shard_ = (next_shard_ + 1) % shards_.size();
-  // The accepted socket is created on the target shard's context, so the
+  const size_t target = next_core_;
+  next_core_ = (next_core_ + 1) % cores_.size();
+  // The accepted socket is created on the target core's context, so the
   // session never touches another thread's reactor.
-  acceptor_->async_accept(shards_[target]->context,
+  acceptor_->async_accept(cores_.context(target),
                           [this, target](asio::error_code ec, asio::ip::tcp::socket socket) {
                             if (ec == asio::error::operation_aborted || stop_requested_.load())
                               return;
@@ -119,7 +105,7 @@ void Server::accept_next() {
                               // EMFILE and friends: log and retry shortly instead of spinning.
                               spdlog::warn("accept failed: {}", ec.message());
                               auto timer = std::make_shared<asio::steady_timer>(
-                                  shards_[0]->context, std::chrono::milliseconds(50));
+                                  cores_.context(0), std::chrono::milliseconds(50));
                               timer->async_wait([this, timer](asio::error_code) {
                                 if (!stop_requested_.load()) accept_next();
                               });
@@ -153,19 +139,19 @@ void Server::admit(asio::ip::tcp::socket socket, size_t target) {
                    .target = target,
                    .visited = 0,
                    .idlest = {},
-                   .idlest_shard = 0,
+                   .idlest_core = 0,
                    .idlest_since = std::chrono::steady_clock::time_point::max()}));
       return;
   }
 }
 
 void Server::evict_idle_for(std::shared_ptr<Eviction> eviction) {
-  if (eviction->visited == shards_.size()) {
+  if (eviction->visited == cores_.size()) {
     if (eviction->idlest.expired()) {
       refuse_at_limit(eviction->address);
       return;
     }
-    asio::post(shards_[eviction->idlest_shard]->context, [this, eviction] {
+    asio::post(cores_.context(eviction->idlest_core), [this, eviction] {
       std::shared_ptr<Session> idlest = eviction->idlest.lock();
       if (stop_requested_.load()) return;
       // It may have woken up meanwhile; then the new connection is refused
@@ -182,14 +168,14 @@ void Server::evict_idle_for(std::shared_ptr<Eviction> eviction) {
     });
     return;
   }
-  const size_t shard = eviction->visited++;
-  Shard& s = *shards_[shard];
-  asio::post(s.context, [this, &s, shard, eviction] {
+  const size_t core = eviction->visited++;
+  SessionHost& host = *hosts_[core];
+  asio::post(cores_.context(core), [this, &host, core, eviction] {
     if (stop_requested_.load()) return;
-    for (Session* session : s.host.sessions) {
+    for (Session* session : host.sessions) {
       if (session->evictable() && session->last_read() < eviction->idlest_since) {
         eviction->idlest = session->weak_from_this();
-        eviction->idlest_shard = shard;
+        eviction->idlest_core = core;
         eviction->idlest_since = session->last_read();
       }
     }
@@ -212,33 +198,33 @@ void Server::refuse_at_limit(const asio::ip::address& address) {
 }
 
 void Server::start_session(asio::ip::tcp::socket socket, asio::ip::address address, size_t target) {
-  Shard& s = *shards_[target];
-  asio::post(s.context,
-             [this, &s, socket = std::move(socket), address = std::move(address)]() mutable {
-               // A stop that reached this shard first has already stopped its
-               // sessions; a session started now would keep the shard running.
+  SessionHost& host = *hosts_[target];
+  asio::post(cores_.context(target),
+             [this, &host, socket = std::move(socket), address = std::move(address)]() mutable {
+               // A stop that reached this core first has already stopped its
+               // sessions; a session started now would keep the core running.
                if (stop_requested_.load()) {
                  limits_.release(address);
                  return;  // the socket closes as the lambda is destroyed
                }
-               std::make_shared<Session>(std::move(socket), std::move(address), s.host)->start();
+               std::make_shared<Session>(std::move(socket), std::move(address), host)->start();
              });
 }
 
 void Server::stop() {
   if (stop_requested_.exchange(true)) return;
-  asio::post(shards_[0]->context, [this] {
+  asio::post(cores_.context(0), [this] {
     asio::error_code ignored;
     acceptor_->close(ignored);
   });
-  for (size_t i = 0; i < shards_.size(); ++i) {
-    Shard* s = shards_[i].get();
-    asio::post(s->context, [this, s, i] {
-      if (options_.on_shard_stop) options_.on_shard_stop(i);
+  for (size_t i = 0; i < cores_.size(); ++i) {
+    asio::post(cores_.context(i), [this, i] {
+      if (options_.on_core_stop) options_.on_core_stop(i);
       // Copy first: a stop may end a session and erase it while iterating.
-      std::vector<Session*> live(s->host.sessions.begin(), s->host.sessions.end());
+      SessionHost& host = *hosts_[i];
+      std::vector<Session*> live(host.sessions.begin(), host.sessions.end());
       for (Session* session : live) session->stop();
-      s->work.reset();  // run() returns once the last session has ended
+      cores_.stop_core(i);  // run() returns once the last session has ended
     });
   }
   std::lock_guard lock(mu_);
@@ -250,10 +236,9 @@ void Server::run() {
   accept_next();
 
   std::vector<std::thread> threads;
-  for (auto& shard : shards_) {
-    Shard* s = shard.get();
-    threads.emplace_back([this, s] {
-      s->context.run();
+  for (size_t i = 0; i < cores_.size(); ++i) {
+    threads.emplace_back([this, i] {
+      cores_.run(i);
       std::lock_guard lock(mu_);
       ++threads_done_;
       cv_.notify_all();
@@ -263,8 +248,8 @@ void Server::run() {
   std::unique_lock lock(mu_);
   cv_.wait(lock, [&] { return stopping_ || threads_done_ == threads.size(); });
   if (signals_) {
-    // The signal set must not keep shard 0 alive; cancel it on its thread.
-    asio::post(shards_[0]->context, [this] { signals_->cancel(); });
+    // The signal set must not keep core 0 alive; cancel it on its thread.
+    asio::post(cores_.context(0), [this] { signals_->cancel(); });
   }
   const bool drained = cv_.wait_for(lock, options_.shutdown_timeout,
                                     [&] { return threads_done_ == threads.size(); });
@@ -272,7 +257,7 @@ void Server::run() {
   if (!drained) {
     spdlog::warn("shutdown_timeout_ms ({}) passed with {} connection(s) still busy; closing them",
                  options_.shutdown_timeout.count(), limits_.open());
-    for (auto& shard : shards_) shard->context.stop();
+    cores_.halt();
   }
   for (std::thread& t : threads) t.join();
 }

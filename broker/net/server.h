@@ -1,6 +1,6 @@
-// The network front of the broker: one io_context per thread
-// (thread-per-core), an acceptor that hands each new connection to the next
-// thread in turn, and the orderly shutdown on SIGINT/SIGTERM.
+// The network front of the broker: one thread per core of the CoreSet
+// (runtime/core_set.h), an acceptor that hands each new connection to the
+// next core in turn, and the orderly shutdown on SIGINT/SIGTERM.
 #pragma once
 
 #include <asio/ip/tcp.hpp>
@@ -17,14 +17,16 @@
 #include "../protocol/dispatcher.h"
 #include "../protocol/memory_budget.h"
 #include "connection_limits.h"
+#include "runtime/core_set.h"
 #include "spillway/common/log.h"
 #include "spillway/common/status.h"
 
 namespace spillway::broker {
 
+struct SessionHost;
+
 struct ServerOptions {
   HostPort listen = {};
-  size_t threads = 1;
   uint32_t max_frame_bytes = 8 << 20;
   size_t max_connections = 10'000;
   size_t max_connections_per_address = SIZE_MAX;
@@ -36,15 +38,19 @@ struct ServerOptions {
   std::chrono::milliseconds idle_timeout{0};  // 0 = never close idle connections
   std::chrono::milliseconds shutdown_timeout{10'000};
   bool handle_signals = true;  // SIGINT/SIGTERM call stop()
-  // Called on each shard's thread when the stop begins, so work the broker
-  // put on the shards (timers, other acceptors) can end and let run() return.
-  std::function<void(size_t shard)> on_shard_stop = nullptr;
+  // Called on each core's thread when the stop begins, before the core's
+  // periodic tasks are cancelled (CoreSet::stop_core), so work the broker put
+  // on the cores (long polls, other acceptors) can end and let run() return.
+  std::function<void(size_t core)> on_core_stop = nullptr;
 };
 
 class Server {
  public:
-  // `dispatcher` must be fully registered and outlive the server.
-  Server(ServerOptions options, const Dispatcher& dispatcher);
+  // Serves on every core of `cores`. `dispatcher` must be fully registered;
+  // both must outlive the server.
+  Server(CoreSet& cores, ServerOptions options, const Dispatcher& dispatcher);
+  // Destroys what a cut shutdown left queued on the cores
+  // (CoreSet::discard_queued_work): the cores cannot run afterwards.
   ~Server();
 
   Server(const Server&) = delete;
@@ -58,17 +64,14 @@ class Server {
   // The bound address; valid after open() succeeded.
   asio::ip::tcp::endpoint local_endpoint() const;
 
-  // Serves until stop() (or a signal), then waits for every connection to
-  // answer the requests it has read, up to shutdown_timeout, after which the
-  // remaining connections are cut. Returns once every thread has ended.
+  // Runs every core on a thread of its own (CoreSet::run) and serves until
+  // stop() (or a signal), then waits for every connection to answer the
+  // requests it has read, up to shutdown_timeout, after which the remaining
+  // connections are cut (CoreSet::halt). Returns once every thread has ended.
   // Precondition: open() succeeded. Call once.
   void run();
 
-  // The shards: one io_context per thread, run by run(). The broker puts
-  // partitions and timers on them. Valid from construction.
-  size_t shard_count() const { return shards_.size(); }
-  asio::io_context& shard_context(size_t shard);
-  // Connections open right now (all shards).
+  // Connections open right now (all cores).
   size_t open_connections() const { return limits_.open(); }
   // The broker-wide budget for requests and responses in flight.
   const MemoryBudget& memory_budget() const { return memory_; }
@@ -78,35 +81,36 @@ class Server {
     return paused_at_max_in_flight_.load(std::memory_order_relaxed);
   }
 
-  // Starts the graceful stop: no new connections, no new requests read.
+  // Starts the graceful stop: no new connections, no new requests read;
+  // on each core on_core_stop, then CoreSet::stop_core.
   // Thread-safe, idempotent, returns at once.
   void stop();
 
  private:
-  struct Shard;
-
   void accept_next();
   void admit(asio::ip::tcp::socket socket, size_t target);
   // max_connections is reached: finds the connection idle longest on any
-  // shard, closes it and gives its place to the new one; refuses the new
+  // core, closes it and gives its place to the new one; refuses the new
   // one if no connection is idle.
   struct Eviction;
   void evict_idle_for(std::shared_ptr<Eviction> eviction);
   void refuse_at_limit(const asio::ip::address& address);
-  // Refusals are logged at most once a second, from any shard.
+  // Refusals are logged at most once a second, from any core.
   bool allow_refusal_log(uint64_t* held_back);
   void start_session(asio::ip::tcp::socket socket, asio::ip::address address, size_t target);
 
+  CoreSet& cores_;
   ServerOptions options_;
   const Dispatcher& dispatcher_;
   ConnectionLimits limits_;
   MemoryBudget memory_;
   std::atomic<int64_t> paused_at_max_in_flight_{0};
-  std::vector<std::unique_ptr<Shard>> shards_;
-  std::unique_ptr<asio::ip::tcp::acceptor> acceptor_;  // on shards_[0]
-  std::unique_ptr<asio::signal_set> signals_;          // on shards_[0]
-  size_t next_shard_ = 0;                              // used on shards_[0] only
-  std::mutex refused_log_mu_;                          // refusals are logged from any shard
+  // One per core: the sessions of the core, touched only on its thread.
+  std::vector<std::unique_ptr<SessionHost>> hosts_;
+  std::unique_ptr<asio::ip::tcp::acceptor> acceptor_;  // on core 0
+  std::unique_ptr<asio::signal_set> signals_;          // on core 0
+  size_t next_core_ = 0;                               // used on core 0 only
+  std::mutex refused_log_mu_;                          // refusals are logged from any core
   log::RateLimit refused_log_;
   std::atomic<bool> stop_requested_{false};
 

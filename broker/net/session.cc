@@ -217,7 +217,7 @@ bool Session::take_body_memory() {
     return true;
   }
   set_read_state(ReadState::kWaitBudget);
-  memory_.global().arm(host_.shard);
+  memory_.global().arm(host_.core);
   // Memory given back before the arm above woke nobody: look once more.
   if (memory_.admit(n, &body_admitted_empty_)) {
     body_charge_ = n;

@@ -41,12 +41,12 @@ namespace spillway::broker {
 
 class Session;
 
-// What a session needs from its server. Owned by the server's per-thread
-// shard, outlives every session on that thread.
+// What a session needs from its server. The server owns one per core; it
+// outlives every session on that core.
 struct SessionHost {
   const Dispatcher* dispatcher = nullptr;
   asio::io_context* context = nullptr;  // the thread's io_context
-  size_t shard = 0;                     // the thread's index
+  size_t core = 0;                      // the thread's core (CoreSet index)
   uint32_t max_frame_bytes = 0;
   size_t queue_depth = 0;                     // exchanges in flight per connection
   std::chrono::milliseconds idle_timeout{0};  // 0 = never
@@ -64,7 +64,7 @@ struct SessionHost {
 };
 
 // Retries every session of `host` that waits for memory. The
-// MemoryBudget's per-shard wake-up (ctx = the SessionHost).
+// MemoryBudget's per-core wake-up (ctx = the SessionHost).
 void wake_memory_waiters(void* host);
 
 class Session : public std::enable_shared_from_this<Session> {

@@ -1,4 +1,4 @@
-// MemoryBudget: a lock-free byte counter with per-shard wake-ups.
+// MemoryBudget: a lock-free byte counter with per-core wake-ups.
 #include "memory_budget.h"
 
 #include <algorithm>
@@ -7,7 +7,7 @@
 
 namespace spillway::broker {
 
-MemoryBudget::MemoryBudget(uint64_t limit, size_t shards) : limit_(limit), wakers_(shards) {}
+MemoryBudget::MemoryBudget(uint64_t limit, size_t cores) : limit_(limit), wakers_(cores) {}
 
 bool MemoryBudget::try_take(uint64_t n) {
   uint64_t used = used_.load(std::memory_order_relaxed);
@@ -40,11 +40,11 @@ void MemoryBudget::give_back(uint64_t n) {
   }
 }
 
-void MemoryBudget::set_waker(size_t shard, asio::io_context* context, void (*wake)(void*),
+void MemoryBudget::set_waker(size_t core, asio::io_context* context, void (*wake)(void*),
                              void* ctx) {
-  wakers_[shard].context = context;
-  wakers_[shard].wake = wake;
-  wakers_[shard].ctx = ctx;
+  wakers_[core].context = context;
+  wakers_[core].wake = wake;
+  wakers_[core].ctx = ctx;
 }
 
 bool ConnectionMemory::admit(uint64_t n, bool* empty) {

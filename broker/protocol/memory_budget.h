@@ -39,17 +39,17 @@ namespace spillway::broker {
 
 class MemoryBudget {
  public:
-  // `limit` bytes in total; `shards` threads may wait for memory.
-  MemoryBudget(uint64_t limit, size_t shards);
+  // `limit` bytes in total; `cores` threads may wait for memory.
+  MemoryBudget(uint64_t limit, size_t cores);
   MemoryBudget(const MemoryBudget&) = delete;
   MemoryBudget& operator=(const MemoryBudget&) = delete;
 
   uint64_t limit() const { return limit_; }
   uint64_t used() const { return used_.load(std::memory_order_relaxed); }
-  // Connections waiting for the broker-wide budget right now (all shards).
+  // Connections waiting for the broker-wide budget right now (all cores).
   uint64_t waiting() const { return waiting_.load(std::memory_order_relaxed); }
   // Connections not read because they hold their whole share (they wait for
-  // their own writes; all shards).
+  // their own writes; all cores).
   uint64_t over_share() const { return over_share_.load(std::memory_order_relaxed); }
   void add_over_share() { over_share_.fetch_add(1, std::memory_order_relaxed); }
   void remove_over_share() { over_share_.fetch_sub(1, std::memory_order_relaxed); }
@@ -61,27 +61,27 @@ class MemoryBudget {
   uint64_t take_up_to(uint64_t want);
   // Takes `n` bytes whatever the total.
   void take(uint64_t n) { used_.fetch_add(n, std::memory_order_relaxed); }
-  // Gives bytes back and wakes the shards that have connections waiting.
+  // Gives bytes back and wakes the cores that have connections waiting.
   void give_back(uint64_t n);
 
-  // Shard `shard`'s wake-up: `wake(ctx)` is posted to `context` when memory
-  // is given back while the shard waits. Set once per shard, before use.
-  void set_waker(size_t shard, asio::io_context* context, void (*wake)(void* ctx), void* ctx);
+  // Core `core`'s wake-up: `wake(ctx)` is posted to `context` when memory
+  // is given back while the core waits. Set once per core, before use.
+  void set_waker(size_t core, asio::io_context* context, void (*wake)(void* ctx), void* ctx);
   // Connections waiting for memory are counted (add/remove_waiter) so that
-  // give_back() costs one load when nobody waits. arm(shard) asks for one
-  // wake of `shard` at the next give_back(); after arming, the caller must
+  // give_back() costs one load when nobody waits. arm(core) asks for one
+  // wake of `core` at the next give_back(); after arming, the caller must
   // try once more before it sleeps, since memory given back just before
-  // the shard was armed does not wake it.
+  // the core was armed does not wake it.
   void add_waiter() { waiting_.fetch_add(1, std::memory_order_seq_cst); }
   void remove_waiter() { waiting_.fetch_sub(1, std::memory_order_relaxed); }
-  void arm(size_t shard) { wakers_[shard].pending.store(true, std::memory_order_seq_cst); }
+  void arm(size_t core) { wakers_[core].pending.store(true, std::memory_order_seq_cst); }
 
  private:
   struct Waker {
     asio::io_context* context = nullptr;
     void (*wake)(void* ctx) = nullptr;
     void* ctx = nullptr;
-    std::atomic<bool> pending{false};  // a wake is owed to this shard
+    std::atomic<bool> pending{false};  // a wake is owed to this core
   };
 
   const uint64_t limit_;

@@ -23,7 +23,7 @@ using testing::read_exactly;
 // order, each from another core's thread via a post back.
 class ReversingHandler final : public Handler {
  public:
-  ReversingHandler(Server*& server, size_t batch) : server_(server), batch_(batch) {}
+  ReversingHandler(CoreSet& cores, size_t batch) : cores_(cores), batch_(batch) {}
   void handle(Exchange& exchange) override {
     std::vector<Exchange*> ready;
     {
@@ -32,7 +32,7 @@ class ReversingHandler final : public Handler {
       if (held_.size() < batch_) return;
       ready.swap(held_);
     }
-    asio::io_context& other = server_->shard_context(1);
+    asio::io_context& other = cores_.context(1);
     for (auto it = ready.rbegin(); it != ready.rend(); ++it) {
       Exchange* e = *it;
       asio::post(other, [e, keep = e->keep_alive()] {
@@ -51,7 +51,7 @@ class ReversingHandler final : public Handler {
   }
 
  private:
-  Server*& server_;
+  CoreSet& cores_;
   const size_t batch_;
   std::mutex mu_;
   std::vector<Exchange*> held_;
@@ -70,17 +70,15 @@ int connect_to(uint16_t port) {
 }
 
 TEST(AsyncDispatch, OutOfOrderCompletionsLeaveInRequestOrder) {
-  Server* server_ptr = nullptr;
   constexpr int kRequests = 6;
-  ReversingHandler handler(server_ptr, kRequests);
+  CoreSet cores(2);
+  ReversingHandler handler(cores, kRequests);
   Dispatcher dispatcher;
   dispatcher.add(frame::ApiKey::kMetadata, 0, 0, &handler);
   ServerOptions options;
   options.listen = HostPort{"127.0.0.1", 0};
-  options.threads = 2;
   options.handle_signals = false;
-  Server server(options, dispatcher);
-  server_ptr = &server;
+  Server server(cores, options, dispatcher);
   ASSERT_TRUE(server.open().ok());
   std::thread runner([&] { server.run(); });
 

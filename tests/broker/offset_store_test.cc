@@ -18,12 +18,13 @@ class OffsetStoreTest : public ::testing::Test {
     std::filesystem::create_directories(dir_);
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
+  CoreSet cores_{1};
   std::filesystem::path dir_;
 };
 
 TEST_F(OffsetStoreTest, CommitsAreKeptAndReloaded) {
   {
-    OffsetStore store(dir_.string());
+    OffsetStore store(cores_, dir_.string());
     ASSERT_TRUE(store.load().ok());
     EXPECT_EQ(store.committed("g", "t", 0), -1);
     ASSERT_TRUE(store.commit("g", {{"t", 0, 10}, {"t", 1, 20}}).ok());
@@ -34,7 +35,7 @@ TEST_F(OffsetStoreTest, CommitsAreKeptAndReloaded) {
     EXPECT_EQ(store.committed("g", "t", 2), -1);
     EXPECT_EQ(store.committed("h", "t", 0), -1);
   }
-  OffsetStore reloaded(dir_.string());
+  OffsetStore reloaded(cores_, dir_.string());
   ASSERT_TRUE(reloaded.load().ok());
   EXPECT_EQ(reloaded.committed("g", "t", 0), 11);
   EXPECT_EQ(reloaded.committed("g", "t", 1), 20);
@@ -50,12 +51,12 @@ TEST_F(OffsetStoreTest, AMalformedFileIsAnError) {
     std::fputs("not a line\n", f);
     std::fclose(f);
   }
-  OffsetStore store(dir_.string());
+  OffsetStore store(cores_, dir_.string());
   EXPECT_FALSE(store.load().ok());
 }
 
 TEST_F(OffsetStoreTest, GroupNamesAreLimitedToWhatAFileNameHolds) {
-  OffsetStore store(dir_.string());
+  OffsetStore store(cores_, dir_.string());
   ASSERT_TRUE(store.load().ok());
   const std::string longest(OffsetStore::kMaxGroupNameBytes, 'g');
   ASSERT_TRUE(store.commit(longest, {{"t", 0, 9}}).ok());
@@ -65,7 +66,7 @@ TEST_F(OffsetStoreTest, GroupNamesAreLimitedToWhatAFileNameHolds) {
     EXPECT_NE(st.message().find("1 to 121 bytes"), std::string_view::npos) << st.message();
   }
   EXPECT_EQ(store.commit("", {{"t", 0, 1}}).code(), ErrorCode::kInvalidArgument);
-  OffsetStore reloaded(dir_.string());
+  OffsetStore reloaded(cores_, dir_.string());
   ASSERT_TRUE(reloaded.load().ok());
   EXPECT_EQ(reloaded.committed(longest, "t", 0), 9);
 }

@@ -15,11 +15,12 @@ namespace {
 
 class ServerTest : public ::testing::Test {
  protected:
-  void start(ServerOptions options) {
+  void start(size_t threads, ServerOptions options = {}) {
     dispatcher_.add(frame::ApiKey::kApiVersions, 0, 0, &api_versions_);
     options.listen = HostPort{"127.0.0.1", 0};
     options.handle_signals = false;
-    server_ = std::make_unique<Server>(options, dispatcher_);
+    cores_ = std::make_unique<CoreSet>(threads);
+    server_ = std::make_unique<Server>(*cores_, options, dispatcher_);
     ASSERT_TRUE(server_->open().ok());
     address_ = "127.0.0.1:" + std::to_string(server_->local_endpoint().port());
     runner_ = std::thread([this] { server_->run(); });
@@ -32,13 +33,14 @@ class ServerTest : public ::testing::Test {
 
   Dispatcher dispatcher_;
   ApiVersionsHandler api_versions_{dispatcher_, "spillway-broker server-test"};
+  std::unique_ptr<CoreSet> cores_;
   std::unique_ptr<Server> server_;
   std::thread runner_;
   std::string address_;
 };
 
 TEST_F(ServerTest, ManyConcurrentClientsOverSeveralThreads) {
-  start({.threads = 3});
+  start(3);
   constexpr int kClients = 12;
   constexpr int kRequests = 50;
   std::vector<std::thread> clients;
@@ -58,7 +60,7 @@ TEST_F(ServerTest, ManyConcurrentClientsOverSeveralThreads) {
 }
 
 TEST_F(ServerTest, StopClosesIdleConnectionsAndRunReturns) {
-  start({.threads = 2});
+  start(2);
   Result<Admin> a = Admin::connect(address_);
   Result<Admin> b = Admin::connect(address_);
   ASSERT_TRUE(a.ok() && b.ok());
@@ -72,7 +74,7 @@ TEST_F(ServerTest, StopClosesIdleConnectionsAndRunReturns) {
 }
 
 TEST_F(ServerTest, AtTheConnectionLimitTheLongestIdleMakesRoom) {
-  start({.threads = 1, .max_connections = 2});
+  start(1, {.max_connections = 2});
   Result<Admin> a = Admin::connect(address_);
   ASSERT_TRUE(a.ok());
   ASSERT_TRUE(a->api_versions().ok());
@@ -89,7 +91,7 @@ TEST_F(ServerTest, AtTheConnectionLimitTheLongestIdleMakesRoom) {
 }
 
 TEST_F(ServerTest, ClientLimitOnResponseSizeIsEnforced) {
-  start({.threads = 1});
+  start(1);
   ConnectionOptions options;
   options.max_response_bytes = 8;  // smaller than any ApiVersions response
   Result<Admin> admin = Admin::connect(address_, options);

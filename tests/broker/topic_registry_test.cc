@@ -44,8 +44,8 @@ std::vector<std::byte> batch_of(int n) {
   return out;
 }
 
-// A registry with one core, an io_context the test thread runs until the
-// operation under test has answered.
+// A registry with one core, which the test thread runs (bound as core 0)
+// until the operation under test has answered.
 class Registry {
  public:
   explicit Registry(std::string data_dir) {
@@ -55,19 +55,22 @@ class Registry {
   ~Registry() { stop(); }
 
   Status start() {
-    registry_ = std::make_unique<TopicRegistry>(config_, std::vector<asio::io_context*>{&core_});
+    cores_ = std::make_unique<CoreSet>(1);
+    registry_ = std::make_unique<TopicRegistry>(config_, *cores_);
     Status st = registry_->start();
-    if (st.ok()) poll();  // the core learns its index
+    if (st.ok()) poll();  // the periodic tasks are armed
     return st;
   }
   // A clean stop, as at broker shutdown.
   void stop() {
     if (!registry_) return;
     registry_->stop_core(0);
+    cores_->stop_core(0);
     poll();
     registry_->close_all();
     poll();
     registry_.reset();
+    cores_.reset();
   }
   Status restart() {
     stop();
@@ -82,7 +85,7 @@ class Registry {
     spec.name = name;
     spec.partitions = partitions;
     std::optional<Status> done;
-    auto created = registry_->create(spec, core_.get_executor(), [&](Status st) { done = st; });
+    auto created = registry_->create(spec, core().get_executor(), [&](Status st) { done = st; });
     if (!created.ok()) return created.status();
     run_until([&] { return done.has_value(); });
     return *done;
@@ -90,7 +93,7 @@ class Registry {
 
   Status remove(const std::string& name) {
     std::optional<Status> done;
-    Status st = registry_->remove(name, core_.get_executor(), [&](Status s) { done = s; });
+    Status st = registry_->remove(name, core().get_executor(), [&](Status s) { done = s; });
     if (!st.ok()) return st;
     run_until([&] { return done.has_value(); });
     return *done;
@@ -111,7 +114,7 @@ class Registry {
       std::optional<PartitionReply> reply;
     } answer;
     Reply reply;
-    reply.executor = tracked_executor(core_);
+    reply.executor = tracked_executor(core());
     reply.ctx = &answer;
     reply.fn = [](void* ctx, uint32_t, PartitionReply& r) {
       static_cast<Answer*>(ctx)->reply = std::move(r);
@@ -138,20 +141,22 @@ class Registry {
   }
 
  private:
+  asio::io_context& core() { return cores_->context(0); }
   void poll() {
-    core_.restart();
-    core_.poll();
+    core().restart();
+    core().poll();
   }
   template <typename Done>
   void run_until(Done done) {
-    core_.restart();
+    core().restart();
     // The answer needs only posted work, never a timer: run_one() returns
     // as soon as the next handler ran.
-    while (!done()) core_.run_one();
+    while (!done()) core().run_one();
   }
 
   BrokerConfig config_;
-  asio::io_context core_{1};
+  CoreSet::Binding bound_{0};  // the test thread is core 0
+  std::unique_ptr<CoreSet> cores_;
   std::unique_ptr<TopicRegistry> registry_;
 };
 
