@@ -118,13 +118,14 @@ int main(int argc, char** argv) {
   Server server(cores, options, dispatcher);
 
   ScrubBudget::global().set_rate(static_cast<uint64_t>(config.scrub_bytes_per_second));
-  TopicRegistry topics(config, cores);
+  storage::FileSystem& fs = storage::posix_file_system();
+  TopicRegistry topics(config, cores, fs);
   if (Status st = topics.start(); !st.ok()) {
     spdlog::critical("{}", st.message());
     return 1;
   }
   registry = &topics;
-  OffsetStore offsets(cores, config.data_dir);
+  OffsetStore offsets(cores, fs, config.data_dir);
   if (Status st = offsets.load(); !st.ok()) {
     spdlog::critical("{}", st.message());
     return 1;

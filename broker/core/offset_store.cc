@@ -4,10 +4,6 @@
 #include <asio/post.hpp>
 #include <cassert>
 #include <charconv>
-#include <filesystem>
-
-#include "spillway/storage/file_system.h"
-#include "topic_config.h"
 
 namespace spillway::broker {
 
@@ -62,11 +58,11 @@ std::string OffsetStore::path_for(std::string_view group) const {
 }
 
 Status OffsetStore::load() {
-  SPILLWAY_RETURN_IF_ERROR(storage::posix_file_system().create_dirs(dir_));
-  std::error_code ec;
+  SPILLWAY_RETURN_IF_ERROR(fs_.create_dirs(dir_));
+  Result<std::vector<std::string>> files = fs_.list_dir(dir_);
+  if (!files.ok()) return files.status();
   std::lock_guard lock(mu_);
-  for (const auto& entry : std::filesystem::directory_iterator(dir_, ec)) {
-    const std::string file = entry.path().filename().string();
+  for (const std::string& file : *files) {
     const std::string suffix = ".offsets";
     if (file.size() <= suffix.size() ||
         file.compare(file.size() - suffix.size(), suffix.size(), suffix) != 0) {
@@ -74,7 +70,8 @@ Status OffsetStore::load() {
     }
     std::string group;
     if (!unhex(std::string_view(file).substr(0, file.size() - suffix.size()), &group)) continue;
-    Result<std::string> text = read_small_file(entry.path().string());
+    const std::string path = dir_ + "/" + file;
+    Result<std::string> text = fs_.read_file(path);
     if (!text.ok()) return text.status();
     GroupOffsets offsets;
     std::string_view rest = *text;
@@ -90,14 +87,12 @@ Status OffsetStore::load() {
       int32_t partition = 0;
       if (b == std::string_view::npos || !parse_num(line.substr(0, a), &offset) ||
           !parse_num(line.substr(a + 1, b - a - 1), &partition)) {
-        return Status(ErrorCode::kConfig,
-                      "malformed committed-offsets file " + entry.path().string());
+        return Status(ErrorCode::kConfig, "malformed committed-offsets file " + path);
       }
       offsets[{std::string(line.substr(b + 1)), partition}] = offset;
     }
     groups_[group] = std::move(offsets);
   }
-  if (ec) return Status(ErrorCode::kIoError, "list " + dir_ + ": " + ec.message());
   return Status::Ok();
 }
 
@@ -111,7 +106,7 @@ Status OffsetStore::commit(std::string_view group, const std::vector<Entry>& ent
   for (const auto& [key, offset] : next) {
     text += std::to_string(offset) + " " + std::to_string(key.second) + " " + key.first + "\n";
   }
-  SPILLWAY_RETURN_IF_ERROR(write_file_atomically(path_for(group), text));
+  SPILLWAY_RETURN_IF_ERROR(storage::write_file_atomically(fs_, path_for(group), text));
   if (it == groups_.end()) {
     groups_.emplace(std::string(group), std::move(next));
   } else {

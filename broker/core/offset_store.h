@@ -1,7 +1,8 @@
 // OffsetStore: committed consumer offsets per (group, topic, partition),
 // durable across restarts. Each group has one file,
-// DATA_DIR/offsets/<hex of group>.offsets, rewritten atomically (temp, fsync,
-// rename, directory fsync) on every commit, so an acknowledged commit
+// DATA_DIR/offsets/<hex of group>.offsets, rewritten atomically
+// (storage::write_file_atomically: temp, fsync, rename, directory fsync) on
+// every commit, so an acknowledged commit
 // survives a crash and a torn write never loses the previous state. Groups
 // commit rarely compared to produce traffic; a whole-file rewrite keeps
 // recovery trivial (no log to compact).
@@ -24,6 +25,7 @@
 
 #include "runtime/core_set.h"
 #include "spillway/common/status.h"
+#include "spillway/storage/file_system.h"
 
 namespace spillway::broker {
 
@@ -40,10 +42,10 @@ class OffsetStore {
   // have at most 255 bytes: (255 - 12) / 2 = 121.
   static constexpr size_t kMaxGroupNameBytes = (255 - sizeof(".offsets.tmp") + 1) / 2;
 
-  // The files live in DATA_DIR/offsets; commit_async() uses the sync
-  // threads of `cores`, which must outlive the store.
-  OffsetStore(CoreSet& cores, std::string data_dir)
-      : cores_(cores), dir_(std::move(data_dir) + "/offsets") {}
+  // The files live in DATA_DIR/offsets of `fs`; commit_async() uses the
+  // sync threads of `cores`. Both must outlive the store.
+  OffsetStore(CoreSet& cores, storage::FileSystem& fs, std::string data_dir)
+      : cores_(cores), fs_(fs), dir_(std::move(data_dir) + "/offsets") {}
 
   // Ok iff `group` can be stored: 1 to kMaxGroupNameBytes bytes (any bytes).
   // kInvalidArgument naming the limit otherwise.
@@ -73,6 +75,7 @@ class OffsetStore {
   std::string path_for(std::string_view group) const;
 
   CoreSet& cores_;
+  storage::FileSystem& fs_;
   const std::string dir_;
   mutable std::mutex mu_;
   std::map<std::string, GroupOffsets, std::less<>> groups_;

@@ -1,22 +1,11 @@
-// Topic metadata files and the atomic small-file write.
+// Topic metadata: its text form and the topic-name rules.
 #include "topic_config.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <charconv>
-#include <cstring>
-#include <filesystem>
 
 namespace spillway::broker {
 
 namespace {
-
-Status errno_status(int err, const std::string& what) {
-  return Status(err == ENOSPC || err == EDQUOT ? ErrorCode::kNotEnoughSpace : ErrorCode::kIoError,
-                what + ": " + std::strerror(err));
-}
 
 bool parse_i64(std::string_view s, int64_t* out) {
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
@@ -110,58 +99,6 @@ Result<TopicConfig> parse_topic_config(std::string_view text) {
   }
   if (!have_partitions) return Status(ErrorCode::kCorruptMessage, "topic metadata: no partitions");
   return c;
-}
-
-Status write_file_atomically(const std::string& path, std::string_view contents) {
-  const std::string tmp = path + ".tmp";
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return errno_status(errno, "create " + tmp);
-  size_t done = 0;
-  while (done < contents.size()) {
-    const ssize_t n = ::write(fd, contents.data() + done, contents.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const int err = errno;
-      ::close(fd);
-      return errno_status(err, "write " + tmp);
-    }
-    done += static_cast<size_t>(n);
-  }
-  if (::fsync(fd) != 0) {
-    const int err = errno;
-    ::close(fd);
-    return errno_status(err, "fsync " + tmp);
-  }
-  ::close(fd);
-  if (::rename(tmp.c_str(), path.c_str()) != 0) return errno_status(errno, "rename " + tmp);
-  const std::string dir = std::filesystem::path(path).parent_path().string();
-  const int dfd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd < 0) return errno_status(errno, "open directory " + dir);
-  const int rc = ::fsync(dfd);
-  const int err = errno;
-  ::close(dfd);
-  if (rc != 0) return errno_status(err, "fsync directory " + dir);
-  return Status::Ok();
-}
-
-Result<std::string> read_small_file(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return errno_status(errno, "open " + path);
-  std::string out;
-  char buf[4096];
-  for (;;) {
-    const ssize_t n = ::read(fd, buf, sizeof(buf));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const int err = errno;
-      ::close(fd);
-      return errno_status(err, "read " + path);
-    }
-    if (n == 0) break;
-    out.append(buf, static_cast<size_t>(n));
-  }
-  ::close(fd);
-  return out;
 }
 
 }  // namespace spillway::broker

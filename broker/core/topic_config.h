@@ -1,6 +1,6 @@
 // A topic's settings as stored in its metadata file
-// (DATA_DIR/topics/NAME/topic.meta) and the atomic file write used for every
-// small metadata file the broker keeps (topics, committed offsets).
+// (DATA_DIR/topics/NAME/topic.meta, written with
+// storage::write_file_atomically), and topic-name rules.
 #pragma once
 
 #include <cstdint>
@@ -35,12 +35,5 @@ Status validate_topic_name(std::string_view name);
 // key=value lines; parse rejects unknown keys and out-of-range values.
 std::string serialize_topic_config(const TopicConfig& config);
 Result<TopicConfig> parse_topic_config(std::string_view text);
-
-// Replaces `path` with `contents` so that a crash leaves either the old or
-// the new file: write `path`.tmp, fsync it, rename over `path`, fsync the
-// directory. kIoError / kNotEnoughSpace naming the path.
-Status write_file_atomically(const std::string& path, std::string_view contents);
-// Reads a whole (small) file.
-Result<std::string> read_small_file(const std::string& path);
 
 }  // namespace spillway::broker

@@ -5,12 +5,8 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <asio/post.hpp>
 #include <cassert>
 #include <cstdio>
-#include <filesystem>
-
-#include "spillway/storage/file_system.h"
 
 namespace spillway::broker {
 
@@ -37,12 +33,22 @@ std::chrono::milliseconds tick_period(const BrokerConfig& config) {
 // True iff `dir` holds nothing but, perhaps, the temporary metadata file: a
 // create that stopped before its topic.meta was in place (the create was
 // never acknowledged, and there is no data to lose).
-bool is_unfinished_create(const std::filesystem::path& dir) {
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-    if (entry.path().filename() != std::string(kMetaFile) + ".tmp") return false;
+bool is_unfinished_create(storage::FileSystem& fs, const std::string& dir) {
+  Result<std::vector<std::string>> entries = fs.list_dir(dir);
+  if (!entries.ok()) return false;
+  for (const std::string& entry : *entries) {
+    if (entry != std::string(kMetaFile) + ".tmp") return false;
   }
-  return !ec && !std::filesystem::exists(dir / kMetaFile, ec);
+  return !fs.exists(dir + "/" + kMetaFile);
+}
+
+// The reason of a FileSystem error without the operation and paths in
+// front of it (status_from_errno: "what: reason"), for clients, which are
+// not shown the broker's directories.
+std::string_view reason(const Status& st) {
+  const std::string_view message = st.message();
+  const size_t colon = message.rfind(": ");
+  return colon == std::string_view::npos ? message : message.substr(colon + 2);
 }
 
 }  // namespace
@@ -57,8 +63,8 @@ Status Topic::check_partition(int32_t index) const {
   return Status::Ok();
 }
 
-TopicRegistry::TopicRegistry(const BrokerConfig& config, CoreSet& cores)
-    : config_(config), cores_(cores), per_core_(cores.size()) {}
+TopicRegistry::TopicRegistry(const BrokerConfig& config, CoreSet& cores, storage::FileSystem& fs)
+    : config_(config), cores_(cores), fs_(fs), per_core_(cores.size()) {}
 
 size_t TopicRegistry::owner_of(std::string_view topic, int32_t partition) const {
   const size_t h = std::hash<std::string_view>()(topic) ^
@@ -94,12 +100,11 @@ Result<std::shared_ptr<Topic>> TopicRegistry::open_topic(const std::string& name
   topic->name = name;
   topic->config = config;
   const std::string dir = topic_dir(name);
-  storage::FileSystem& fs = storage::posix_file_system();
   if (create) {
-    SPILLWAY_RETURN_IF_ERROR(fs.create_dirs(dir));
+    SPILLWAY_RETURN_IF_ERROR(fs_.create_dirs(dir));
     SPILLWAY_RETURN_IF_ERROR(
-        write_file_atomically(dir + "/" + kMetaFile, serialize_topic_config(config)));
-    SPILLWAY_RETURN_IF_ERROR(fs.sync_dir(config_.data_dir + "/topics"));
+        storage::write_file_atomically(fs_, dir + "/" + kMetaFile, serialize_topic_config(config)));
+    SPILLWAY_RETURN_IF_ERROR(fs_.sync_dir(config_.data_dir + "/topics"));
   }
   storage::LogConfig log_config;
   log_config.segment_bytes = static_cast<uint64_t>(config.segment_bytes);
@@ -118,7 +123,7 @@ Result<std::shared_ptr<Topic>> TopicRegistry::open_topic(const std::string& name
   }
   for (int32_t p = 0; p < config.partitions; ++p) {
     Result<std::unique_ptr<storage::PartitionLog>> log =
-        storage::PartitionLog::open(fs, dir + "/" + std::to_string(p), log_config);
+        storage::PartitionLog::open(fs_, dir + "/" + std::to_string(p), log_config);
     if (!log.ok()) return log.status();
     topic->partitions.push_back(
         std::make_shared<Partition>(name, p, std::move(*log), cores_, owner_of(name, p),
@@ -129,7 +134,7 @@ Result<std::shared_ptr<Topic>> TopicRegistry::open_topic(const std::string& name
 
 Result<std::shared_ptr<Topic>> TopicRegistry::restore_topic(const std::string& name) {
   const std::string meta = topic_dir(name) + "/" + kMetaFile;
-  Result<std::string> text = read_small_file(meta);
+  Result<std::string> text = fs_.read_file(meta);
   if (!text.ok()) return text.status();
   Result<TopicConfig> config = parse_topic_config(*text);
   if (!config.ok()) {
@@ -145,35 +150,31 @@ Result<std::shared_ptr<Topic>> TopicRegistry::restore_topic(const std::string& n
 
 Status TopicRegistry::start() {
   const std::string topics_dir = config_.data_dir + "/topics";
-  storage::FileSystem& fs = storage::posix_file_system();
-  SPILLWAY_RETURN_IF_ERROR(fs.create_dirs(topics_dir));
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(topics_dir, ec)) {
-    const std::string name = entry.path().filename().string();
+  SPILLWAY_RETURN_IF_ERROR(fs_.create_dirs(topics_dir));
+  Result<std::vector<std::string>> entries = fs_.list_dir(topics_dir);
+  if (!entries.ok()) {
+    return Status(ErrorCode::kIoError,
+                  "list " + topics_dir + ": " + std::string(reason(entries.status())));
+  }
+  for (const std::string& name : *entries) {
+    const std::string path = topics_dir + "/" + name;
     if (is_deletion_mark(name)) {
       // A delete cut short (a crash, or files that could not be removed):
       // the topic was deleted when its directory was renamed; finish it.
-      std::error_code removed;
-      std::filesystem::remove_all(entry.path(), removed);
-      if (removed) {
-        spdlog::error("cannot finish removing deleted topic files {}: {}", entry.path().string(),
-                      removed.message());
+      if (Status removed = fs_.remove_all(path); !removed.ok()) {
+        spdlog::error("cannot finish removing deleted topic files {}: {}", path, reason(removed));
       } else {
-        spdlog::info("removed the files of a topic deleted before the restart ({})",
-                     entry.path().string());
+        spdlog::info("removed the files of a topic deleted before the restart ({})", path);
       }
       continue;
     }
-    if (!entry.is_directory() || !validate_topic_name(name).ok()) continue;
-    if (is_unfinished_create(entry.path())) {
-      std::error_code removed;
-      std::filesystem::remove_all(entry.path(), removed);
-      if (removed) {
-        spdlog::error("cannot remove {} (a topic create that did not finish): {}",
-                      entry.path().string(), removed.message());
+    if (!fs_.is_directory(path) || !validate_topic_name(name).ok()) continue;
+    if (is_unfinished_create(fs_, path)) {
+      if (Status removed = fs_.remove_all(path); !removed.ok()) {
+        spdlog::error("cannot remove {} (a topic create that did not finish): {}", path,
+                      reason(removed));
       } else {
-        spdlog::warn("removed {}: a topic create that did not finish (no {})",
-                     entry.path().string(), kMetaFile);
+        spdlog::warn("removed {}: a topic create that did not finish (no {})", path, kMetaFile);
       }
       continue;
     }
@@ -192,7 +193,6 @@ Status TopicRegistry::start() {
     spdlog::info("restored topic {} ({} partition(s))", name, (*topic)->partitions.size());
     all_[name] = *topic;
   }
-  if (ec) return Status(ErrorCode::kIoError, "list " + topics_dir + ": " + ec.message());
 
   // No core runs yet: their tables are filled from here.
   for (size_t core = 0; core < per_core_.size(); ++core) {
@@ -276,8 +276,8 @@ Result<std::shared_ptr<Topic>> TopicRegistry::create(const CreateTopicSpec& spec
     }
     Result<std::shared_ptr<Topic>> opened = open_topic(spec.name, config, true);
     if (!opened.ok()) {
-      std::error_code ec;
-      std::filesystem::remove_all(topic_dir(spec.name), ec);
+      // Whatever of it was made goes (a failure here is left to start()).
+      (void)fs_.remove_all(topic_dir(spec.name));
       return opened.status();
     }
     topic = *opened;
@@ -297,8 +297,7 @@ std::string TopicRegistry::next_deletion_mark() {
                   static_cast<unsigned long long>(++deletion_marks_));
     std::string mark = config_.data_dir + "/topics/" + std::string(kDeletionMark) + digits;
     // One left by an earlier run whose files could not be removed: skip it.
-    std::error_code ec;
-    if (!std::filesystem::exists(mark, ec)) return mark;
+    if (!fs_.exists(mark)) return mark;
   }
 }
 
@@ -319,17 +318,17 @@ Status TopicRegistry::remove(std::string_view name, asio::any_io_executor execut
     // gone. If it fails, nothing has changed and the client is told.
     mark = next_deletion_mark();
     const std::string dir = topic_dir(name);
-    std::error_code ec;
-    std::filesystem::rename(dir, mark, ec);
-    if (ec) {
-      spdlog::error("delete topic {}: cannot rename {} to {}: {}", name, dir, mark, ec.message());
+    if (Status renamed = fs_.rename(dir, mark); !renamed.ok()) {
+      spdlog::error("delete topic {}: cannot rename {} to {}: {}", name, dir, mark,
+                    reason(renamed));
       return Status(ErrorCode::kIoError, "topic " + std::string(name) +
                                              " was not deleted: cannot rename its directory: " +
-                                             ec.message() + " (the broker's log has the details)");
+                                             std::string(reason(renamed)) +
+                                             " (the broker's log has the details)");
     }
     topic = it->second;
     all_.erase(it);
-    durable = storage::posix_file_system().sync_dir(config_.data_dir + "/topics");
+    durable = fs_.sync_dir(config_.data_dir + "/topics");
     if (!durable.ok()) spdlog::error("delete topic {}: {}", name, durable.message());
   }
   spdlog::info("deleting topic {}", name);
@@ -349,18 +348,17 @@ Status TopicRegistry::remove(std::string_view name, asio::any_io_executor execut
         });
       },
       std::move(executor),
-      [name = std::string(name), mark, durable = std::move(durable), done = std::move(done)] {
+      [this, name = std::string(name), mark, durable = std::move(durable), done = std::move(done)] {
         // From here the topic is gone whatever happens; an error only says
         // that some of it may linger on disk (removed at the next start).
         Status st;
-        std::error_code ec;
-        std::filesystem::remove_all(mark, ec);
-        if (ec) {
+        if (Status removed = fs_.remove_all(mark); !removed.ok()) {
           spdlog::error("delete topic {}: cannot remove {}: {} (retried at the next start)", name,
-                        mark, ec.message());
-          st = Status(ErrorCode::kIoError,
-                      "topic " + name + " was deleted, but removing its files failed: " +
-                          ec.message() + "; the broker removes them at its next start");
+                        mark, reason(removed));
+          st = Status(ErrorCode::kIoError, "topic " + name +
+                                               " was deleted, but removing its files failed: " +
+                                               std::string(reason(removed)) +
+                                               "; the broker removes them at its next start");
         } else if (!durable.ok()) {
           st = Status(ErrorCode::kIoError,
                       "topic " + name +

@@ -2,7 +2,8 @@
 // partitions.
 //
 // Topics live in DATA_DIR/topics/NAME/ (topic.meta, written atomically, and
-// one directory per partition) and are restored at start; one that cannot be
+// one directory per partition), all through the storage::FileSystem seam,
+// and are restored at start; one that cannot be
 // restored starts offline (Topic::offline) while the others serve. Partition
 // p of topic t is owned by core hash(t, p) % cores; all its work runs there.
 //
@@ -30,6 +31,7 @@
 #include "config/broker_config.h"
 #include "partition.h"
 #include "runtime/core_set.h"
+#include "spillway/storage/file_system.h"
 #include "topic_config.h"
 
 namespace spillway::broker {
@@ -79,9 +81,9 @@ struct CreateTopicSpec {
 
 class TopicRegistry {
  public:
-  // The partitions live on the cores of `cores`; both arguments must
-  // outlive the registry.
-  TopicRegistry(const BrokerConfig& config, CoreSet& cores);
+  // The partitions live on the cores of `cores`, the files in `fs`; every
+  // argument must outlive the registry.
+  TopicRegistry(const BrokerConfig& config, CoreSet& cores, storage::FileSystem& fs);
   TopicRegistry(const TopicRegistry&) = delete;
   TopicRegistry& operator=(const TopicRegistry&) = delete;
 
@@ -153,6 +155,7 @@ class TopicRegistry {
 
   const BrokerConfig& config_;
   CoreSet& cores_;
+  storage::FileSystem& fs_;
   std::vector<CoreTopics> per_core_;  // index = core
   mutable std::mutex admin_mu_;
   std::map<std::string, std::shared_ptr<Topic>, std::less<>> all_;  // under admin_mu_

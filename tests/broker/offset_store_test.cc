@@ -1,10 +1,15 @@
-// Committed offsets: kept per group, reloaded from disk, odd group names.
+// Committed offsets: kept per group, reloaded from disk, odd group names;
+// failed commits through the in-memory file system; commits on a core's
+// sync thread.
 #include "core/offset_store.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
+#include <optional>
+
+#include "memory_file_system.h"
 
 namespace spillway::broker {
 namespace {
@@ -24,7 +29,7 @@ class OffsetStoreTest : public ::testing::Test {
 
 TEST_F(OffsetStoreTest, CommitsAreKeptAndReloaded) {
   {
-    OffsetStore store(cores_, dir_.string());
+    OffsetStore store(cores_, storage::posix_file_system(), dir_.string());
     ASSERT_TRUE(store.load().ok());
     EXPECT_EQ(store.committed("g", "t", 0), -1);
     ASSERT_TRUE(store.commit("g", {{"t", 0, 10}, {"t", 1, 20}}).ok());
@@ -35,7 +40,7 @@ TEST_F(OffsetStoreTest, CommitsAreKeptAndReloaded) {
     EXPECT_EQ(store.committed("g", "t", 2), -1);
     EXPECT_EQ(store.committed("h", "t", 0), -1);
   }
-  OffsetStore reloaded(cores_, dir_.string());
+  OffsetStore reloaded(cores_, storage::posix_file_system(), dir_.string());
   ASSERT_TRUE(reloaded.load().ok());
   EXPECT_EQ(reloaded.committed("g", "t", 0), 11);
   EXPECT_EQ(reloaded.committed("g", "t", 1), 20);
@@ -51,12 +56,12 @@ TEST_F(OffsetStoreTest, AMalformedFileIsAnError) {
     std::fputs("not a line\n", f);
     std::fclose(f);
   }
-  OffsetStore store(cores_, dir_.string());
+  OffsetStore store(cores_, storage::posix_file_system(), dir_.string());
   EXPECT_FALSE(store.load().ok());
 }
 
 TEST_F(OffsetStoreTest, GroupNamesAreLimitedToWhatAFileNameHolds) {
-  OffsetStore store(cores_, dir_.string());
+  OffsetStore store(cores_, storage::posix_file_system(), dir_.string());
   ASSERT_TRUE(store.load().ok());
   const std::string longest(OffsetStore::kMaxGroupNameBytes, 'g');
   ASSERT_TRUE(store.commit(longest, {{"t", 0, 9}}).ok());
@@ -66,9 +71,67 @@ TEST_F(OffsetStoreTest, GroupNamesAreLimitedToWhatAFileNameHolds) {
     EXPECT_NE(st.message().find("1 to 121 bytes"), std::string_view::npos) << st.message();
   }
   EXPECT_EQ(store.commit("", {{"t", 0, 1}}).code(), ErrorCode::kInvalidArgument);
-  OffsetStore reloaded(cores_, dir_.string());
+  OffsetStore reloaded(cores_, storage::posix_file_system(), dir_.string());
   ASSERT_TRUE(reloaded.load().ok());
   EXPECT_EQ(reloaded.committed(longest, "t", 0), 9);
+}
+
+class OffsetStoreFiles : public ::testing::Test {
+ protected:
+  CoreSet cores_{1};
+  storage::testing::MemoryFileSystem fs_;
+};
+
+TEST_F(OffsetStoreFiles, AFailedCommitKeepsTheOffsetsCommittedBefore) {
+  OffsetStore store(cores_, fs_, "/data");
+  ASSERT_TRUE(store.load().ok());
+  ASSERT_TRUE(store.commit("g", {{"t", 0, 10}}).ok());
+  fs_.faults().fail_sync = true;
+  EXPECT_EQ(store.commit("g", {{"t", 0, 11}, {"t", 1, 5}}).code(), ErrorCode::kIoError);
+  fs_.faults().fail_sync = false;
+  fs_.faults().capacity_bytes = 0;  // the disk is full
+  EXPECT_EQ(store.commit("g", {{"t", 0, 12}}).code(), ErrorCode::kNotEnoughSpace);
+  fs_.faults().capacity_bytes = UINT64_MAX;
+  fs_.faults().fail_renames = true;
+  EXPECT_EQ(store.commit("g", {{"t", 0, 13}}).code(), ErrorCode::kIoError);
+  fs_.faults().fail_renames = false;
+  EXPECT_EQ(store.committed("g", "t", 0), 10);
+  EXPECT_EQ(store.committed("g", "t", 1), -1);
+  // And on disk, even after a power loss.
+  fs_.simulate_power_loss();
+  OffsetStore reloaded(cores_, fs_, "/data");
+  ASSERT_TRUE(reloaded.load().ok());
+  EXPECT_EQ(reloaded.committed("g", "t", 0), 10);
+  EXPECT_EQ(reloaded.committed("g", "t", 1), -1);
+}
+
+// commit_async as CommitOffsets uses it: called on a core, the file work on
+// that core's sync thread, the answer back on the core.
+TEST_F(OffsetStoreFiles, AnAsyncCommitRunsOnTheSyncThreadAndAnswersOnTheCore) {
+  OffsetStore store(cores_, fs_, "/data");
+  ASSERT_TRUE(store.load().ok());
+  CoreSet::Binding core(0);
+  asio::io_context& context = cores_.context(0);
+  auto commit = [&](std::vector<OffsetStore::Entry> entries) {
+    std::optional<Status> done;
+    std::thread::id answered_on;
+    store.commit_async("g", std::move(entries), context.get_executor(), [&](Status st) {
+      done = std::move(st);
+      answered_on = std::this_thread::get_id();
+    });
+    while (!done) context.run_one();
+    EXPECT_EQ(answered_on, std::this_thread::get_id());
+    return *done;
+  };
+  EXPECT_TRUE(commit({}).ok());
+  EXPECT_FALSE(fs_.exists("/data/offsets/67.offsets")) << "nothing to commit, nothing written";
+  fs_.faults().on_sync = [&] { EXPECT_EQ(CoreSet::current(), CoreSet::kNoCore); };
+  EXPECT_TRUE(commit({{"t", 0, 7}}).ok());
+  EXPECT_TRUE(fs_.exists("/data/offsets/67.offsets"));
+  EXPECT_EQ(store.committed("g", "t", 0), 7);
+  fs_.faults().fail_sync = true;
+  EXPECT_EQ(commit({{"t", 0, 8}}).code(), ErrorCode::kIoError);
+  EXPECT_EQ(store.committed("g", "t", 0), 7);
 }
 
 }  // namespace

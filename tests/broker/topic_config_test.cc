@@ -1,9 +1,7 @@
-// Topic metadata files: names, the key=value format, atomic replacement.
+// Topic metadata: names and the key=value format.
 #include "core/topic_config.h"
 
 #include <gtest/gtest.h>
-
-#include <filesystem>
 
 namespace spillway::broker {
 namespace {
@@ -37,22 +35,6 @@ TEST(TopicConfig, RoundTripsAndRejectsGarbage) {
                           "partitions=1\nretention_ms=-5\n"}) {
     EXPECT_FALSE(parse_topic_config(bad).ok()) << bad;
   }
-}
-
-TEST(TopicConfig, AtomicWriteReplacesTheFileAndLeavesNoTemp) {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("spillway-topic-config-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  const std::string path = (dir / "topic.meta").string();
-  ASSERT_TRUE(write_file_atomically(path, "one").ok());
-  ASSERT_TRUE(write_file_atomically(path, "two").ok());
-  Result<std::string> read = read_small_file(path);
-  ASSERT_TRUE(read.ok());
-  EXPECT_EQ(*read, "two");
-  EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
-  EXPECT_EQ(write_file_atomically((dir / "missing" / "x").string(), "y").code(),
-            ErrorCode::kIoError);
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // TopicRegistry over a real data directory, one core driven by the test
 // thread: deletes that stick for every legal name length, a delete cut
 // short by a crash completed at start, deletion failures reported; at start,
-// a topic that cannot be opened is offline while the others serve.
+// a topic that cannot be opened is offline while the others serve. Then the
+// failures of its file work, through the in-memory file system.
 #include "core/topic_registry.h"
 
 #include <gtest/gtest.h>
@@ -12,6 +13,7 @@
 #include <set>
 
 #include "broker_process.h"
+#include "memory_file_system.h"
 #include "private_mounts.h"
 #include "spillway/common/batch_builder.h"
 #include "spillway/common/buffer_pool.h"
@@ -45,10 +47,11 @@ std::vector<std::byte> batch_of(int n) {
 }
 
 // A registry with one core, which the test thread runs (bound as core 0)
-// until the operation under test has answered.
+// until the operation under test has answered; its files in `fs`.
 class Registry {
  public:
-  explicit Registry(std::string data_dir) {
+  explicit Registry(std::string data_dir, storage::FileSystem& fs = storage::posix_file_system())
+      : fs_(fs) {
     config_.data_dir = std::move(data_dir);
     config_.segment_bytes = 1 << 20;
   }
@@ -56,7 +59,7 @@ class Registry {
 
   Status start() {
     cores_ = std::make_unique<CoreSet>(1);
-    registry_ = std::make_unique<TopicRegistry>(config_, *cores_);
+    registry_ = std::make_unique<TopicRegistry>(config_, *cores_, fs_);
     Status st = registry_->start();
     if (st.ok()) poll();  // the periodic tasks are armed
     return st;
@@ -127,11 +130,10 @@ class Registry {
 
   // Names of the entries of DATA_DIR/topics.
   std::set<std::string> topic_dir_entries() const {
-    std::set<std::string> out;
-    for (const auto& e : std::filesystem::directory_iterator(config_.data_dir + "/topics")) {
-      out.insert(e.path().filename().string());
-    }
-    return out;
+    Result<std::vector<std::string>> names = fs_.list_dir(config_.data_dir + "/topics");
+    EXPECT_TRUE(names.ok()) << names.status().to_string();
+    return names.ok() ? std::set<std::string>(names->begin(), names->end())
+                      : std::set<std::string>();
   }
 
   std::set<std::string> topic_names() const {
@@ -154,6 +156,7 @@ class Registry {
     while (!done()) core().run_one();
   }
 
+  storage::FileSystem& fs_;
   BrokerConfig config_;
   CoreSet::Binding bound_{0};  // the test thread is core 0
   std::unique_ptr<CoreSet> cores_;
@@ -340,6 +343,104 @@ TEST(TopicRegistryStart, ACreateCutShortIsRemoved) {
   EXPECT_TRUE(registry.topic_names().empty());
   EXPECT_TRUE(registry.topic_dir_entries().empty());
   EXPECT_TRUE(registry.create("half").ok());
+}
+
+// Every failure of the registry's file work, through the in-memory file
+// system (the bind-mount tests above need CAP_SYS_ADMIN; these run anywhere).
+class TopicRegistryFiles : public ::testing::Test {
+ protected:
+  storage::testing::MemoryFileSystem fs_;
+  Registry registry_{"/data", fs_};
+};
+
+TEST_F(TopicRegistryFiles, AFailedTopicMetaWriteLeavesNoHalfTopic) {
+  ASSERT_TRUE(registry_.start().ok());
+  fs_.faults().fail_sync = true;  // the fsync of topic.meta.tmp
+  Status st = registry_.create("half", 3);
+  EXPECT_EQ(st.code(), ErrorCode::kIoError) << st.to_string();
+  fs_.faults().fail_sync = false;
+  fs_.faults().capacity_bytes = fs_.used_bytes() + 4;  // topic.meta does not fit
+  st = registry_.create("half", 3);
+  EXPECT_EQ(st.code(), ErrorCode::kNotEnoughSpace) << st.to_string();
+  fs_.faults().capacity_bytes = UINT64_MAX;
+  EXPECT_TRUE(registry_.topic_names().empty());
+  EXPECT_TRUE(registry_.topic_dir_entries().empty()) << "a half topic was left";
+  EXPECT_FALSE(fs_.exists("/data/topics/half"));
+
+  ASSERT_TRUE(registry_.create("half", 3).ok()) << "the name is free";
+  ASSERT_TRUE(registry_.restart().ok());
+  EXPECT_EQ(registry_.topic_names(), std::set<std::string>{"half"});
+  EXPECT_EQ(registry_->find("half")->partitions.size(), 3u);
+}
+
+TEST_F(TopicRegistryFiles, ACreatedTopicSurvivesAPowerLoss) {
+  ASSERT_TRUE(registry_.start().ok());
+  ASSERT_TRUE(registry_.create("kept", 2).ok());
+  registry_.stop();
+  fs_.simulate_power_loss();
+  ASSERT_TRUE(registry_.start().ok());
+  EXPECT_EQ(registry_.topic_names(), std::set<std::string>{"kept"});
+  EXPECT_TRUE(registry_->find("kept")->offline.ok());
+}
+
+TEST_F(TopicRegistryFiles, ARenameThatFailsIsAnErrorAndChangesNothing) {
+  ASSERT_TRUE(registry_.start().ok());
+  ASSERT_TRUE(registry_.create("pinned").ok());
+  ASSERT_TRUE(registry_.produce("pinned", 2).ok());
+  fs_.faults().fail_renames = true;
+  Status st = registry_.remove("pinned");
+  EXPECT_EQ(st.code(), ErrorCode::kIoError);
+  EXPECT_EQ(st.message(),
+            "topic pinned was not deleted: cannot rename its directory: Input/output error (the "
+            "broker's log has the details)");
+  EXPECT_EQ(registry_.topic_names(), std::set<std::string>{"pinned"});
+  Result<int64_t> offset = registry_.produce("pinned", 1);
+  ASSERT_TRUE(offset.ok()) << offset.status().to_string();
+  EXPECT_EQ(*offset, 2);
+  fs_.faults().fail_renames = false;
+  EXPECT_TRUE(registry_.remove("pinned").ok());
+  EXPECT_TRUE(registry_.topic_dir_entries().empty());
+}
+
+TEST_F(TopicRegistryFiles, ADeleteThatCannotBeMadeDurableIsReported) {
+  ASSERT_TRUE(registry_.start().ok());
+  ASSERT_TRUE(registry_.create("gone").ok());
+  fs_.faults().fail_sync = true;  // the fsync of topics/ after the rename
+  Status st = registry_.remove("gone");
+  fs_.faults().fail_sync = false;
+  EXPECT_EQ(st.code(), ErrorCode::kIoError);
+  EXPECT_NE(st.message().find("topic gone was deleted, but the deletion may not survive a crash"),
+            std::string_view::npos)
+      << st.message();
+  EXPECT_TRUE(registry_.topic_names().empty());
+  EXPECT_TRUE(registry_.topic_dir_entries().empty());
+}
+
+TEST_F(TopicRegistryFiles, FilesThatCannotBeRemovedAreAnErrorAndGoAtTheNextStart) {
+  ASSERT_TRUE(registry_.start().ok());
+  ASSERT_TRUE(registry_.create("stuck", 2).ok());
+  fs_.faults().fail_removes = true;
+  Status st = registry_.remove("stuck");
+  EXPECT_EQ(st.code(), ErrorCode::kIoError);
+  EXPECT_NE(st.message().find("stuck was deleted, but removing its files failed: Device or "
+                              "resource busy; the broker removes them at its next start"),
+            std::string_view::npos)
+      << st.message();
+  EXPECT_TRUE(registry_.topic_names().empty());
+  fs_.faults().fail_removes = false;
+  EXPECT_TRUE(registry_.create("stuck").ok()) << "the name is free";
+  std::set<std::string> left = registry_.topic_dir_entries();
+  ASSERT_EQ(left.size(), 2u);
+  EXPECT_EQ(left.count("stuck"), 1u);
+  ASSERT_TRUE(registry_.restart().ok());
+  EXPECT_EQ(registry_.topic_names(), std::set<std::string>{"stuck"});
+  EXPECT_EQ(registry_.topic_dir_entries(), std::set<std::string>{"stuck"});
+}
+
+TEST_F(TopicRegistryFiles, AStrayFileAmongTheTopicsIsNoTopic) {
+  fs_.set_contents("/data/topics/notes", {std::byte{'x'}});
+  ASSERT_TRUE(registry_.start().ok());
+  EXPECT_TRUE(registry_.topic_names().empty());
 }
 
 }  // namespace

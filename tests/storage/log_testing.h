@@ -16,6 +16,16 @@
 
 namespace spillway::storage::testing {
 
+// A log of small segments (4 KiB) with a dense index, so that tests roll
+// and index after a few batches.
+inline LogConfig small_log_config(FlushPolicy policy = FlushPolicy::kInterval) {
+  LogConfig c;
+  c.segment_bytes = 4096;
+  c.index_interval_bytes = 256;
+  c.flush_policy = policy;
+  return c;
+}
+
 // Every batch in [from, high watermark), each as its stored bytes, read with
 // `max_bytes` per read. Fails the test on a read error or a non-dense log.
 inline std::vector<Bytes> read_batches(PartitionLog& log, int64_t from, uint64_t max_bytes) {

@@ -95,20 +95,95 @@ Status MemoryFileSystem::remove(const std::string& path) {
   return Status::Ok();
 }
 
-Result<std::vector<std::string>> MemoryFileSystem::list_dir(const std::string& dir) {
-  std::lock_guard lock(mu_);
-  std::vector<std::string> names;
-  const std::string prefix = dir + "/";
-  for (auto& [path, node] : files_) {
-    if (path.compare(0, prefix.size(), prefix) == 0 &&
-        path.find('/', prefix.size()) == std::string::npos) {
-      names.push_back(path.substr(prefix.size()));
-    }
-  }
-  return names;
+namespace {
+
+bool is_below(const std::string& path, const std::string& dir) {
+  return path.size() > dir.size() + 1 && path.compare(0, dir.size(), dir) == 0 &&
+         path[dir.size()] == '/';
 }
 
-Status MemoryFileSystem::create_dirs(const std::string&) {
+}  // namespace
+
+bool MemoryFileSystem::is_directory_locked(const std::string& path) const {
+  if (dirs_.count(path) != 0) return true;
+  for (auto& [file, node] : files_) {
+    if (is_below(file, path)) return true;
+  }
+  for (const std::string& dir : dirs_) {
+    if (is_below(dir, path)) return true;
+  }
+  return false;
+}
+
+Status MemoryFileSystem::remove_all(const std::string& path) {
+  std::lock_guard lock(mu_);
+  if (faults_.fail_removes) return status_from_errno(EBUSY, "memory remove " + path);
+  std::erase_if(files_, [&](const auto& f) { return f.first == path || is_below(f.first, path); });
+  std::erase_if(dirs_, [&](const std::string& d) { return d == path || is_below(d, path); });
+  return Status::Ok();
+}
+
+Status MemoryFileSystem::rename(const std::string& from, const std::string& to) {
+  std::lock_guard lock(mu_);
+  const std::string what = "memory rename " + from + " to " + to;
+  if (faults_.fail_renames) return status_from_errno(EIO, what);
+  if (auto it = files_.find(from); it != files_.end()) {
+    if (is_directory_locked(to)) return status_from_errno(EISDIR, what);
+    std::shared_ptr<Node> node = std::move(it->second);
+    files_.erase(it);
+    node->name_durable = false;
+    files_[to] = std::move(node);
+    return Status::Ok();
+  }
+  if (!is_directory_locked(from)) return status_from_errno(ENOENT, what);
+  if (files_.count(to) != 0) return status_from_errno(ENOTDIR, what);
+  for (auto& [file, node] : files_) {
+    if (is_below(file, to)) return status_from_errno(ENOTEMPTY, what);
+  }
+  std::map<std::string, std::shared_ptr<Node>> moved;
+  for (auto it = files_.begin(); it != files_.end();) {
+    if (is_below(it->first, from)) {
+      it->second->name_durable = false;
+      moved[to + it->first.substr(from.size())] = std::move(it->second);
+      it = files_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  files_.merge(moved);
+  std::set<std::string> moved_dirs;
+  for (auto it = dirs_.begin(); it != dirs_.end();) {
+    if (*it == from || is_below(*it, from)) {
+      moved_dirs.insert(to + it->substr(from.size()));
+      it = dirs_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  dirs_.merge(moved_dirs);
+  return Status::Ok();
+}
+
+Result<std::vector<std::string>> MemoryFileSystem::list_dir(const std::string& dir) {
+  std::lock_guard lock(mu_);
+  std::set<std::string> names;
+  auto add = [&](const std::string& path) {
+    if (!is_below(path, dir)) return;
+    const size_t start = dir.size() + 1;
+    names.insert(path.substr(start, path.find('/', start) - start));
+  };
+  for (auto& [path, node] : files_) add(path);
+  for (const std::string& path : dirs_) add(path);
+  return std::vector<std::string>(names.begin(), names.end());
+}
+
+Status MemoryFileSystem::create_dirs(const std::string& dir) {
+  std::lock_guard lock(mu_);
+  for (size_t slash = dir.find('/', 1); slash != std::string::npos;
+       slash = dir.find('/', slash + 1)) {
+    dirs_.insert(dir.substr(0, slash));
+  }
+  dirs_.insert(dir);
   return Status::Ok();
 }
 
@@ -124,7 +199,23 @@ Status MemoryFileSystem::sync_dir(const std::string& dir) {
 
 bool MemoryFileSystem::exists(const std::string& path) {
   std::lock_guard lock(mu_);
-  return files_.count(path) != 0;
+  return files_.count(path) != 0 || is_directory_locked(path);
+}
+
+bool MemoryFileSystem::is_directory(const std::string& path) {
+  std::lock_guard lock(mu_);
+  return is_directory_locked(path);
+}
+
+Result<std::string> MemoryFileSystem::read_file(const std::string& path) {
+  std::lock_guard lock(mu_);
+  auto it = files_.find(path);
+  if (it == files_.end()) {
+    return status_from_errno(is_directory_locked(path) ? EISDIR : ENOENT, "read " + path);
+  }
+  const std::vector<std::byte>& data = it->second->data;
+  bytes_read_ += data.size();
+  return std::string(reinterpret_cast<const char*>(data.data()), data.size());
 }
 
 Result<int64_t> MemoryFileSystem::modified_time_ms(const std::string& path) {

@@ -1,10 +1,10 @@
-// An in-memory FileSystem for storage tests: injects short writes, ENOSPC,
-// EIO and fsync failures, and can simulate a power loss (every file falls
-// back to what was last synced; files whose creation was never made durable
-// by a directory sync disappear).
+// An in-memory FileSystem for storage and broker tests: injects short
+// writes, ENOSPC, EIO, fsync, rename and removal failures, and can simulate a
+// power loss (every file falls back to what was last synced; files whose
+// creation or rename was never made durable by a directory sync disappear).
 //
-// Thread-safe (one mutex). Paths are plain strings; directories exist only
-// implicitly, as prefixes.
+// Thread-safe (one mutex). Paths are plain strings. A directory exists once
+// create_dirs() made it or while a file or directory lies below it.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -29,8 +30,12 @@ class MemoryFileSystem final : public FileSystem {
     std::size_t max_write_chunk = SIZE_MAX;
     // Writes fail with EIO while set.
     bool fail_writes = false;
-    // sync_data fails with EIO while set.
+    // sync_data and sync_dir fail with EIO while set.
     bool fail_sync = false;
+    // rename fails with EIO while set.
+    bool fail_renames = false;
+    // remove_all fails with EBUSY while set (nothing is removed).
+    bool fail_removes = false;
     // Called (without the lock) at the start of every sync_data; tests use
     // it to hold a sync until other threads have appended.
     std::function<void()> on_sync;
@@ -40,10 +45,14 @@ class MemoryFileSystem final : public FileSystem {
 
   Result<std::unique_ptr<File>> open(const std::string& path, bool create) override;
   Status remove(const std::string& path) override;
+  Status remove_all(const std::string& path) override;
+  Status rename(const std::string& from, const std::string& to) override;
   Result<std::vector<std::string>> list_dir(const std::string& dir) override;
   Status create_dirs(const std::string& dir) override;
   Status sync_dir(const std::string& dir) override;
   bool exists(const std::string& path) override;
+  bool is_directory(const std::string& path) override;
+  Result<std::string> read_file(const std::string& path) override;
   Result<int64_t> modified_time_ms(const std::string& path) override;
 
   // Test access to a file's current bytes; empty vector when missing.
@@ -70,9 +79,11 @@ class MemoryFileSystem final : public FileSystem {
 
  private:
   friend class MemoryFile;
+  bool is_directory_locked(const std::string& path) const;
   std::mutex mu_;
   Faults faults_;
   std::map<std::string, std::shared_ptr<Node>> files_;
+  std::set<std::string> dirs_;  // made by create_dirs
   uint64_t sync_count_ = 0;
   uint64_t bytes_read_ = 0;
   int64_t clock_ = 1;

@@ -1,5 +1,5 @@
-// Helpers shared by every File implementation: loops over short writes and
-// reads, and the errno-to-Status mapping.
+// Helpers shared by every File and FileSystem implementation: loops over
+// short writes and reads, the errno-to-Status mapping, and whole small files.
 #include "spillway/storage/file_system.h"
 
 #include <cerrno>
@@ -29,6 +29,21 @@ Status read_exact(File& file, std::span<std::byte> out, uint64_t offset) {
     offset += *n;
   }
   return Status::Ok();
+}
+
+Status write_file_atomically(FileSystem& fs, const std::string& path, std::string_view contents) {
+  const std::string tmp = path + ".tmp";
+  {
+    Result<std::unique_ptr<File>> file = fs.open(tmp, /*create=*/true);
+    if (!file.ok()) return std::move(file).take_status();
+    // A .tmp left by an earlier attempt may be longer than `contents`.
+    SPILLWAY_RETURN_IF_ERROR((*file)->truncate(0));
+    SPILLWAY_RETURN_IF_ERROR(write_all(**file, std::as_bytes(std::span(contents)), 0));
+    SPILLWAY_RETURN_IF_ERROR((*file)->sync_data());
+  }
+  SPILLWAY_RETURN_IF_ERROR(fs.rename(tmp, path));
+  const size_t slash = path.rfind('/');
+  return fs.sync_dir(slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash));
 }
 
 Status status_from_errno(int err, std::string_view what) {

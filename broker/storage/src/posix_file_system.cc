@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <filesystem>
 #include <string>
 
@@ -85,6 +86,20 @@ class PosixFileSystem final : public FileSystem {
     return Status::Ok();
   }
 
+  Status remove_all(const std::string& path) override {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+    if (ec) return status_from_errno(ec.value(), "remove " + path);
+    return Status::Ok();
+  }
+
+  Status rename(const std::string& from, const std::string& to) override {
+    if (::rename(from.c_str(), to.c_str()) != 0) {
+      return status_from_errno(errno, "rename " + from + " to " + to);
+    }
+    return Status::Ok();
+  }
+
   Result<std::vector<std::string>> list_dir(const std::string& dir) override {
     DIR* d = ::opendir(dir.c_str());
     if (d == nullptr) return status_from_errno(errno, "opendir " + dir);
@@ -117,6 +132,31 @@ class PosixFileSystem final : public FileSystem {
   bool exists(const std::string& path) override {
     struct stat st;
     return ::stat(path.c_str(), &st) == 0;
+  }
+
+  bool is_directory(const std::string& path) override {
+    struct stat st;
+    return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+  }
+
+  Result<std::string> read_file(const std::string& path) override {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return status_from_errno(errno, "open " + path);
+    std::string out;
+    char buf[4096];
+    for (;;) {
+      const ssize_t n = ::read(fd, buf, sizeof(buf));
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        const int err = errno;
+        ::close(fd);
+        return status_from_errno(err, "read " + path);
+      }
+      if (n == 0) break;
+      out.append(buf, static_cast<size_t>(n));
+    }
+    ::close(fd);
+    return out;
   }
 
   Result<int64_t> modified_time_ms(const std::string& path) override {

@@ -1,9 +1,10 @@
-// The file-system seam of the storage layer (docs/log-storage.md).
+// The file-system seam of the broker (docs/log-storage.md).
 //
-// Everything in broker/storage touches the disk only through `File` and
-// `FileSystem`, so tests can swap in an in-memory implementation that tears
-// writes, runs out of space or fails fsync on demand. The POSIX implementation
-// is a thin veneer over pread/pwrite/fdatasync.
+// Everything in broker/storage, and the topic and offset files of
+// broker/core, touch the disk only through `File` and `FileSystem`, so tests
+// can swap in an in-memory implementation that tears writes, runs out of
+// space or fails fsync on demand. The POSIX implementation is a thin veneer
+// over pread/pwrite/fdatasync.
 //
 // Concurrency: a File may be used from several threads at once as long as the
 // callers do not write overlapping ranges (pread/pwrite/fdatasync semantics).
@@ -86,6 +87,14 @@ class FileSystem {
   // Removes a file. Removing a missing file is an error.
   virtual Status remove(const std::string& path) = 0;
 
+  // Removes `path` and, when it is a directory, everything under it; ok
+  // when it does not exist. On error some of it may be gone.
+  virtual Status remove_all(const std::string& path) = 0;
+
+  // Renames a file or a directory (rename(2): replaces a file at `to`). The
+  // new name is durable once the parent directory is synced (sync_dir).
+  virtual Status rename(const std::string& from, const std::string& to) = 0;
+
   // The names (not paths) of the entries of `dir`, without "." and "..".
   virtual Result<std::vector<std::string>> list_dir(const std::string& dir) = 0;
 
@@ -98,12 +107,26 @@ class FileSystem {
   // True iff `path` names an existing file or directory.
   virtual bool exists(const std::string& path) = 0;
 
+  // True iff `path` names an existing directory.
+  virtual bool is_directory(const std::string& path) = 0;
+
+  // The whole content of the file `path`, opened read-only (meant for small
+  // files). kIoError naming "open PATH" or "read PATH" and the reason.
+  virtual Result<std::string> read_file(const std::string& path) = 0;
+
   // Last modification time of `path` in milliseconds since the Unix epoch.
   virtual Result<int64_t> modified_time_ms(const std::string& path) = 0;
 };
 
 // The process-wide POSIX file system. Never null; lives for the process.
 FileSystem& posix_file_system();
+
+// Replaces the file `path` with `contents` so that a crash leaves either the
+// old or the new file, never a mix: writes `path`.tmp, syncs it, renames it
+// over `path` and syncs the directory. For the broker's small metadata files
+// (topic.meta, committed offsets). kIoError / kNotEnoughSpace naming the
+// step and the path; on error `path` is as it was (a `path`.tmp may stay).
+Status write_file_atomically(FileSystem& fs, const std::string& path, std::string_view contents);
 
 // Maps an errno value to a Status: ENOSPC/EDQUOT become kNotEnoughSpace,
 // everything else kIoError. `what` names the operation and the path.

@@ -8,8 +8,7 @@
 // Concurrency: not thread-safe. In the broker a partition is owned by one
 // core and every call is made there; the only work that may run elsewhere is
 // run_flush() (an fdatasync), which is what lets one core keep appending
-// while a blocking thread syncs. GroupCommitLog wraps a PartitionLog for use
-// from several threads.
+// while a blocking thread syncs (broker/core/partition.h).
 //
 // Group commit on the owner core, for the `durable` policy:
 //   append()            -> offsets; the batch is written but not yet durable

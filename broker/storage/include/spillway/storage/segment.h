@@ -4,7 +4,7 @@
 // digits. Format and recovery rules: docs/log-storage.md.
 //
 // Not thread-safe: a segment belongs to one PartitionLog, which is used from
-// one core (or under GroupCommitLog's mutex). The log file itself is shared
+// one core. The log file itself is shared
 // with read results (FileSlice) so it outlives the segment if needed.
 #pragma once
 

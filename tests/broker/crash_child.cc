@@ -1,6 +1,8 @@
-// Crash-test child: appends batches to a `durable` log from three threads
-// until it is killed, writing a CrashAck to the pipe (argv[2]) after every
-// acknowledged append. Usage: storage_crash_child <dir> <ack fd> <seed>
+// Crash-test child: appends batches to a `durable` partition from three
+// threads until it is killed, the way the broker does (partition_driver.h:
+// group commit on the owner core, the fdatasync on its sync thread), writing
+// a CrashAck to the pipe (argv[2]) after every acknowledged append.
+// Usage: storage_crash_child <dir> <ack fd> <seed>
 #include <unistd.h>
 
 #include <cstdio>
@@ -9,12 +11,13 @@
 #include <vector>
 
 #include "crash_ack.h"
-#include "spillway/storage/group_commit_log.h"
+#include "partition_driver.h"
 #include "spillway/storage/partition_log.h"
 #include "test_batches.h"
 
 using namespace spillway::storage;
-using spillway::Result;
+using spillway::broker::PartitionReply;
+using spillway::broker::testing::PartitionDriver;
 
 int main(int argc, char** argv) {
   if (argc != 4) {
@@ -27,24 +30,24 @@ int main(int argc, char** argv) {
   config.segment_bytes = 64 * 1024;
   config.index_interval_bytes = 1024;
   config.flush_policy = FlushPolicy::kDurable;
-  auto log = PartitionLog::open(posix_file_system(), argv[1], config);
-  if (!log.ok()) {
-    std::fprintf(stderr, "open: %s\n", log.status().to_string().c_str());
+  auto partition = PartitionDriver::open(posix_file_system(), argv[1], config);
+  if (!partition.ok()) {
+    std::fprintf(stderr, "open: %s\n", partition.status().to_string().c_str());
     return 1;
   }
-  GroupCommitLog shared(**log);
+  PartitionDriver& shared = **partition;
   std::vector<std::thread> threads;
   for (uint64_t t = 0; t < 3; ++t) {
     threads.emplace_back([&, t] {
       for (uint64_t i = 0;; ++i) {
         const uint64_t r = testing::mix64(seed * 131 + t * 1'000'003 + i);
         testing::Bytes b = testing::make_batch(1 + int32_t(r % 6), 20 + (r >> 8) % 1500, r);
-        Result<AppendResult> done = shared.append(b);
-        if (!done.ok()) {
-          std::fprintf(stderr, "append: %s\n", done.status().to_string().c_str());
+        PartitionReply done = shared.append(b, /*durable=*/true);
+        if (!done.status.ok()) {
+          std::fprintf(stderr, "append: %s\n", done.status.to_string().c_str());
           std::_Exit(1);
         }
-        const testing::CrashAck ack{done->base_offset, done->last_offset, b.size(),
+        const testing::CrashAck ack{done.base_offset, done.last_offset, b.size(),
                                     testing::fnv1a64(b)};
         if (::write(ack_fd, &ack, sizeof(ack)) != sizeof(ack)) std::_Exit(1);
       }

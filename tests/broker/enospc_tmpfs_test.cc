@@ -1,8 +1,9 @@
 // ENOSPC on a real file system: a 256 KiB tmpfs mounted in a private mount
 // namespace (needs CAP_SYS_ADMIN; skipped otherwise, in which case
-// Faults.NoSpaceFailsTheAppendAndRecoversWhenSpaceIsFreed covers the same
-// behaviour through the file-system seam). The scenario runs in a forked
-// child so the mount never leaks into the test process.
+// PartitionGroupCommit.NoSpaceFailsTheAppendAndRecoversWhenSpaceIsFreed
+// covers the same behaviour through the file-system seam), with durable
+// appends through the broker's Partition (partition_driver.h). The scenario
+// runs in a forked child so the mount never leaks into the test process.
 #include <sched.h>
 #include <sys/mount.h>
 #include <sys/wait.h>
@@ -12,12 +13,14 @@
 #include <filesystem>
 
 #include "log_testing.h"
-#include "spillway/storage/group_commit_log.h"
+#include "partition_driver.h"
 #include "spillway/storage/partition_log.h"
 
 namespace spillway::storage {
 namespace {
 
+using broker::PartitionReply;
+using broker::testing::PartitionDriver;
 using testing::Bytes;
 
 constexpr int kSkip = 77;
@@ -33,6 +36,12 @@ constexpr int kSkip = 77;
 bool same_batches(PartitionLog& log, const std::vector<Bytes>& want) {
   std::vector<Bytes> got = testing::read_batches(log, 0, 1 << 20);
   return got == want;
+}
+
+// The same, read on the partition's owner core.
+bool same_batches(PartitionDriver& partition, const std::vector<Bytes>& want) {
+  return partition.on_owner(
+      [&](broker::Partition&, PartitionLog& log) { return same_batches(log, want); });
 }
 
 [[noreturn]] void run_child(const std::string& mount_point) {
@@ -51,16 +60,16 @@ bool same_batches(PartitionLog& log, const std::vector<Bytes>& want) {
   config.flush_policy = FlushPolicy::kDurable;
   config.segment_bytes = 1 << 20;
   const std::string dir = mount_point + "/p";
-  auto log = PartitionLog::open(fs, dir, config);
-  CHILD_CHECK(log.ok());
-  GroupCommitLog shared(**log);
+  auto partition = PartitionDriver::open(fs, dir, config);
+  CHILD_CHECK(partition.ok());
+  PartitionDriver& shared = **partition;
   std::vector<Bytes> acked;
   Status failure;
   for (int i = 0; i < 1000; ++i) {
     Bytes b = testing::make_batch(3, 1500, i);
-    Result<AppendResult> r = shared.append(b);
-    if (!r.ok()) {
-      failure = r.status();
+    PartitionReply r = shared.append(b, /*durable=*/true);
+    if (!r.status.ok()) {
+      failure = r.status;
       break;
     }
     acked.push_back(b);
@@ -69,23 +78,26 @@ bool same_batches(PartitionLog& log, const std::vector<Bytes>& want) {
                failure.to_string().c_str());
   CHILD_CHECK(failure.code() == ErrorCode::kNotEnoughSpace);
   CHILD_CHECK(!acked.empty());
-  CHILD_CHECK(!(*log)->read_only());
-  CHILD_CHECK(same_batches(**log, acked));
+  CHILD_CHECK(
+      !shared.on_owner([](broker::Partition&, PartitionLog& log) { return log.read_only(); }));
+  CHILD_CHECK(same_batches(shared, acked));
   // Still full: fails again, log unchanged.
   Bytes again = testing::make_batch(3, 1500, 5000);
-  CHILD_CHECK(shared.append(again).status().code() == ErrorCode::kNotEnoughSpace);
-  CHILD_CHECK(same_batches(**log, acked));
+  CHILD_CHECK(shared.append(again, true).status.code() == ErrorCode::kNotEnoughSpace);
+  CHILD_CHECK(same_batches(shared, acked));
   // Space freed: appends succeed and continue the offsets densely.
   CHILD_CHECK(fs.remove(filler).ok());
   for (int i = 0; i < 10; ++i) {
     Bytes b = testing::make_batch(3, 1500, 6000 + i);
-    Result<AppendResult> r = shared.append(b);
-    CHILD_CHECK(r.ok());
+    PartitionReply r = shared.append(b, true);
+    CHILD_CHECK(r.status.ok());
     acked.push_back(b);
   }
-  CHILD_CHECK(same_batches(**log, acked));
-  CHILD_CHECK((*log)->close().ok());
-  log->reset();
+  CHILD_CHECK(same_batches(shared, acked));
+  CHILD_CHECK(
+      shared.on_owner([](broker::Partition&, PartitionLog& log) { return log.close(); }).ok());
+  shared.close(/*clean=*/false);  // the log is closed already
+  partition->reset();
   auto reopened = PartitionLog::open(fs, dir, config);
   CHILD_CHECK(reopened.ok());
   CHILD_CHECK(same_batches(**reopened, acked));

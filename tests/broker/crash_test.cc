@@ -1,5 +1,6 @@
 // Crash test with real processes: a child appends under the `durable` policy
-// and reports each acknowledged batch over a pipe; the parent SIGKILLs it at
+// through the broker's Partition (crash_child.cc) and reports each
+// acknowledged batch over a pipe; the parent SIGKILLs it at
 // random moments, reopens the log and checks that every acknowledged batch
 // reads back byte-identical and that offsets stay dense and monotonic.
 #include <fcntl.h>
