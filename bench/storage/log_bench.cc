@@ -163,8 +163,8 @@ class CountingFileSystem final : public FileSystem {
  public:
   uint64_t syncs() const { return syncs_.load(); }
 
-  Result<std::unique_ptr<File>> open(const std::string& path, bool create) override {
-    Result<std::unique_ptr<File>> file = real_.open(path, create);
+  Result<std::unique_ptr<File>> open(const std::string& path, OpenMode mode) override {
+    Result<std::unique_ptr<File>> file = real_.open(path, mode);
     if (!file.ok()) return file;
     return std::unique_ptr<File>(std::make_unique<Counted>(std::move(*file), syncs_));
   }
@@ -241,10 +241,10 @@ void BM_GroupCommit(benchmark::State& state) {
   for (auto _ : state) {
     for (int round = 0; round < kRounds; ++round) {
       n_one += run_workers(1, phase, [&](Bytes& b) {
-        if (!(*one)->append_async(b, /*durable=*/true).get().status.ok()) std::abort();
+        if (!(*one)->append_async(b, broker::AckAfter::kSync).get().status.ok()) std::abort();
       });
       n_eight += run_workers(8, phase, [&](Bytes& b) {
-        if (!(*eight)->append_async(b, /*durable=*/true).get().status.ok()) std::abort();
+        if (!(*eight)->append_async(b, broker::AckAfter::kSync).get().status.ok()) std::abort();
       });
       n_raw += run_workers(8, phase, [&](Bytes& b) {
         const uint64_t at = raw_offset.fetch_add(b.size());
@@ -285,7 +285,7 @@ void BM_SequentialRead(benchmark::State& state) {
   std::vector<std::byte> log_buf(kChunk + batch.size()), raw_buf(kChunk);
   double log_ns = 0, raw_ns = 0;
   uint64_t bytes = 0, raw_bytes = 0, raw_pos = 0;
-  int64_t offset = 0;
+  Offset offset(0);
   for (auto _ : state) {
     auto t = Clock::now();
     Result<FileSlice> slice = pair.log().read(offset, kChunk);
@@ -293,7 +293,7 @@ void BM_SequentialRead(benchmark::State& state) {
     if (!read_slice(*slice, std::span(log_buf.data(), slice->length)).ok()) std::abort();
     log_ns += ns_since(t);
     bytes += slice->length;
-    offset = slice->next_offset >= pair.log().high_watermark() ? 0 : slice->next_offset;
+    offset = slice->next_offset >= pair.log().high_watermark() ? Offset(0) : slice->next_offset;
 
     t = Clock::now();
     const ssize_t n = ::pread(raw_fd, raw_buf.data(), slice->length, off_t(raw_pos));

@@ -13,10 +13,12 @@
 
 namespace spillway::broker {
 
-Partition::Partition(std::string topic, int32_t index, std::unique_ptr<storage::PartitionLog> log,
-                     CoreSet& cores, size_t core, int64_t flush_interval_ms)
+Partition::Partition(std::string topic, PartitionId index,
+                     std::unique_ptr<storage::PartitionLog> log, CoreSet& cores, size_t core,
+                     int64_t flush_interval_ms)
     : topic_(std::move(topic)),
       index_(index),
+      log_name_(topic_ + "-" + std::to_string(index.value())),
       log_(std::move(log)),
       core_(core),
       owner_(cores.context(core)),
@@ -24,8 +26,8 @@ Partition::Partition(std::string topic, int32_t index, std::unique_ptr<storage::
       flush_interval_ms_(flush_interval_ms) {
   durable_waiters_.reserve(256);
   fetch_waiters_.reserve(64);
-  high_watermark_.store(log_->high_watermark());
-  log_start_.store(log_->log_start_offset());
+  high_watermark_.store(log_->high_watermark().value());
+  log_start_.store(log_->log_start_offset().value());
   size_bytes_.store(log_->size_bytes());
   if (log_->corrupt()) (void)note_corruption();
 }
@@ -33,20 +35,20 @@ Partition::Partition(std::string topic, int32_t index, std::unique_ptr<storage::
 Status Partition::note_corruption() {
   std::lock_guard lock(corruption_mu_);
   if (corruption_message_.empty()) {
-    corruption_message_ = "partition " + std::to_string(index_) + " of topic " + topic_ +
+    const std::string index = std::to_string(index_.value());
+    corruption_message_ = "partition " + index + " of topic " + topic_ +
                           " is corrupt: " + log_->corruption()->describe() +
                           ". It serves nothing until an operator repairs it (spillway-broker "
                           "repair --topic " +
-                          topic_ + " --partition " + std::to_string(index_) +
-                          ", with the broker stopped)";
+                          topic_ + " --partition " + index + ", with the broker stopped)";
     // The data directory is the log's, less "/topics/<topic>/<partition>".
     std::string data_dir = log_->dir();
-    const std::string tail = "/topics/" + topic_ + "/" + std::to_string(index_);
+    const std::string tail = "/topics/" + topic_ + "/" + index;
     if (data_dir.ends_with(tail)) data_dir.resize(data_dir.size() - tail.size());
     spdlog::error(
         "partition {}-{} is CORRUPT and stopped: {}. To repair: stop the broker, run "
         "`spillway-broker repair --data-dir {} --topic {} --partition {}`, start it again",
-        topic_, index_, log_->corruption()->describe(), data_dir, topic_, index_);
+        topic_, index, log_->corruption()->describe(), data_dir, topic_, index);
     corrupt_.store(true, std::memory_order_release);
   }
   return Status(ErrorCode::kCorruptMessage, corruption_message_);
@@ -68,7 +70,7 @@ Status Partition::closed_error() const {
   return Status(ErrorCode::kUnknownTopic, "topic " + topic_ + " was deleted");
 }
 
-void Partition::append(std::span<std::byte> batch, std::byte* rented, bool durable, Reply reply) {
+void Partition::append(std::span<std::byte> batch, std::byte* rented, AckAfter ack, Reply reply) {
   check_on_core(core_);
   PartitionReply r;
   if (closed_) {
@@ -93,13 +95,15 @@ void Partition::append(std::span<std::byte> batch, std::byte* rented, bool durab
   r.base_offset = appended->base_offset;
   r.last_offset = appended->last_offset;
   r.log_start_offset = log_->log_start_offset();
+  const bool durable = ack == AckAfter::kSync;
   const bool needs_sync = durable || log_->config().flush_policy == storage::FlushPolicy::kDurable;
   if (needs_sync && log_->durable_offset() <= r.last_offset) {
     // Under the durable policy readers see only synced data, so even an
     // acks=leader append is published once the sync covers it; the reply
     // itself waits only when the client asked for durable.
     if (durable) {
-      durable_waiters_.push_back(DurableWaiter{r.last_offset, std::move(reply), std::move(r)});
+      durable_waiters_.push_back(DurableWaiter{
+          .last_offset = r.last_offset, .reply = std::move(reply), .result = std::move(r)});
     } else {
       deliver(reply, std::move(r));
     }
@@ -145,14 +149,12 @@ void Partition::finish_flush(const storage::FlushRequest& request, Status result
   check_on_core(core_);
   flushing_ = false;
   Status st = request.needed() ? log_->finish_flush(request, std::move(result)) : Status::Ok();
-  if (!st.ok()) spdlog::error("partition {}-{}: flush failed: {}", topic_, index_, st.message());
-  const int64_t durable = log_->durable_offset();
+  if (!st.ok()) spdlog::error("partition {}: flush failed: {}", log_name_, st.message());
+  const Offset durable = log_->durable_offset();
   size_t kept = 0;
   for (DurableWaiter& w : durable_waiters_) {
     if (!st.ok()) {
-      w.result = PartitionReply{};
-      w.result.status = st;
-      deliver(w.reply, std::move(w.result));
+      deliver(w.reply, PartitionReply{.status = st});
     } else if (w.last_offset < durable) {
       deliver(w.reply, std::move(w.result));
     } else {
@@ -167,7 +169,7 @@ void Partition::finish_flush(const storage::FlushRequest& request, Status result
   if (st.ok() && !closed_ && (!durable_waiters_.empty() || unsynced_durable)) start_flush();
 }
 
-void Partition::read(int64_t offset, uint64_t max_bytes, Reply reply) {
+void Partition::read(Offset offset, uint64_t max_bytes, Reply reply) {
   check_on_core(core_);
   PartitionReply r;
   if (closed_) {
@@ -209,9 +211,9 @@ void Partition::add_waiter(FetchWaiter waiter) {
 
 void Partition::publish() {
   check_on_core(core_);
-  const int64_t hw = log_->high_watermark();
+  const int64_t hw = log_->high_watermark().value();
   const int64_t before = high_watermark_.exchange(hw, std::memory_order_relaxed);
-  log_start_.store(log_->log_start_offset(), std::memory_order_relaxed);
+  log_start_.store(log_->log_start_offset().value(), std::memory_order_relaxed);
   if (hw == before || fetch_waiters_.empty()) return;
   for (FetchWaiter& w : fetch_waiters_) {
     if (w.armed->load(std::memory_order_acquire) != w.generation) continue;
@@ -254,9 +256,9 @@ void Partition::finish_sealed_check(const storage::SealedSegmentCheck& check, St
   if (!result.ok()) {
     sealed_checks_failed_ = true;
     spdlog::warn(
-        "partition {}-{}: reading back sealed segment {} failed ({}); no more background "
+        "partition {}: reading back sealed segment {} failed ({}); no more background "
         "checks until restart (the next start checks it instead)",
-        topic_, index_, check.base_offset(), result.message());
+        log_name_, check.base_offset(), result.message());
     return;
   }
   storage::VerifiedPointWrite write = log_->finish_sealed_check(check);
@@ -268,8 +270,8 @@ void Partition::finish_sealed_check(const storage::SealedSegmentCheck& check, St
     post_task(sync_, [self = shared_from_this(), write = std::move(write)] {
       if (self->stop_sealed_checks_.load(std::memory_order_relaxed)) return;
       if (Status st = storage::PartitionLog::run_verified_point_write(write); !st.ok()) {
-        spdlog::warn("partition {}-{}: recording the verified point: {}", self->topic_,
-                     self->index_, st.message());
+        spdlog::warn("partition {}: recording the verified point: {}", self->log_name_,
+                     st.message());
       }
     });
   }
@@ -285,18 +287,18 @@ void Partition::scrub() {
   }
   if (scrub_ == nullptr) {
     scrub_ = log_->sealed_check_from(scrub_next_);
-    if (scrub_ == nullptr && scrub_next_ > 0) {
+    if (scrub_ == nullptr && scrub_next_ > Offset(0)) {
       if (scrub_pass_segments_ > 0) {
         // debug: a small log is passed over every few seconds.
-        spdlog::debug("partition {}-{}: scrub pass done: {} sealed segment(s), {} bytes, intact",
-                      topic_, index_, scrub_pass_segments_, scrub_pass_bytes_);
+        spdlog::debug("partition {}: scrub pass done: {} sealed segment(s), {} bytes, intact",
+                      log_name_, scrub_pass_segments_, scrub_pass_bytes_);
       }
       scrub_pass_segments_ = 0;
       scrub_pass_bytes_ = 0;
-      scrub_ = log_->sealed_check_from(0);  // start over
+      scrub_ = log_->sealed_check_from(Offset(0));  // start over
     }
     if (scrub_ == nullptr) return;  // nothing sealed yet
-    scrub_next_ = scrub_->base_offset() + 1;
+    scrub_next_ = Offset(scrub_->base_offset()).next();
   }
   const uint64_t granted = ScrubBudget::global().take(kScrubGrantBytes);
   if (granted == 0) return;  // the next tick asks again
@@ -327,7 +329,7 @@ void Partition::finish_scrub_grant(Result<bool> done) {
   scrub_running_ = false;
   if (closed_ || scrub_ == nullptr) return;
   if (!done.ok()) {
-    spdlog::warn("partition {}-{}: scrubbing segment {}: {}; skipping it this pass", topic_, index_,
+    spdlog::warn("partition {}: scrubbing segment {}: {}; skipping it this pass", log_name_,
                  scrub_->base_offset(), done.status().message());
     scrub_.reset();
     return;
@@ -343,7 +345,7 @@ void Partition::finish_scrub_grant(Result<bool> done) {
       (void)log_->finish_sealed_check(*scrub_, "the scrubber");  // turns the log corrupt
       if (log_->corrupt()) (void)note_corruption();
     } else {
-      spdlog::debug("partition {}-{}: scrubbed segment {} ({} bytes): intact", topic_, index_,
+      spdlog::debug("partition {}: scrubbed segment {} ({} bytes): intact", log_name_,
                     scrub_->base_offset(), scrub_->size());
     }
     scrub_.reset();
@@ -358,7 +360,7 @@ void Partition::tick() {
   check_sealed_segments();
   scrub();
   if (Status st = log_->tick(); !st.ok()) {
-    spdlog::error("partition {}-{}: interval flush failed: {}", topic_, index_, st.message());
+    spdlog::error("partition {}: interval flush failed: {}", log_name_, st.message());
   }
   if (flush_interval_ms_ > 0 && !flushing_ && log_->durable_offset() < log_->log_end_offset()) {
     const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -378,10 +380,9 @@ void Partition::enforce_retention() {
   if (closed_) return;
   Result<size_t> deleted = log_->enforce_retention();
   if (!deleted.ok()) {
-    spdlog::error("partition {}-{}: retention failed: {}", topic_, index_,
-                  deleted.status().message());
+    spdlog::error("partition {}: retention failed: {}", log_name_, deleted.status().message());
   } else if (*deleted > 0) {
-    spdlog::info("partition {}-{}: retention deleted {} segment(s)", topic_, index_, *deleted);
+    spdlog::info("partition {}: retention deleted {} segment(s)", log_name_, *deleted);
   }
   size_bytes_.store(log_->size_bytes(), std::memory_order_relaxed);
   publish();
@@ -397,22 +398,19 @@ void Partition::wake_waiters() {
   fetch_waiters_.clear();
 }
 
-void Partition::close(bool clean) {
+void Partition::close(Closing why) {
   check_on_core(core_);
   if (closed_) return;
   closed_ = true;
   stop_sealed_checks_.store(true, std::memory_order_relaxed);
-  if (!clean) {
-    // Deleted: its directory is already renamed away and about to go.
+  if (why == Closing::kDeleted) {
+    // Its directory is already renamed away and about to go.
   } else if (Status st = log_->close(); !st.ok()) {
-    spdlog::warn("partition {}-{}: close: {}", topic_, index_, st.message());
+    spdlog::warn("partition {}: close: {}", log_name_, st.message());
   }
   // Everyone still waiting learns the partition is gone.
-  for (DurableWaiter& w : durable_waiters_) {
-    w.result = PartitionReply{};
-    w.result.status = closed_error();
-    deliver(w.reply, std::move(w.result));
-  }
+  for (DurableWaiter& w : durable_waiters_)
+    deliver(w.reply, PartitionReply{.status = closed_error()});
   durable_waiters_.clear();
   for (FetchWaiter& w : fetch_waiters_) {
     post_task(*w.context, [keep = std::move(w.keep_alive), wake = w.wake, ctx = w.ctx,

@@ -25,20 +25,30 @@
 #include <vector>
 
 #include "runtime/core_set.h"
+#include "spillway/common/ids.h"
 #include "spillway/common/status.h"
 #include "spillway/storage/partition_log.h"
 
 namespace spillway::broker {
 
-// What a partition operation reports back.
+// What a partition operation reports back; kNoOffset where it does not say.
 struct PartitionReply {
   Status status;
-  int64_t base_offset = -1;
-  int64_t last_offset = -1;
-  int64_t log_start_offset = -1;
-  int64_t high_watermark = -1;
-  storage::FileSlice slice;  // reads only
+  Offset base_offset = kNoOffset;  // appends
+  Offset last_offset = kNoOffset;  // appends
+  Offset log_start_offset = kNoOffset;
+  Offset high_watermark = kNoOffset;  // reads
+  storage::FileSlice slice = {};      // reads
 };
+
+// When an append is acknowledged: once written (readers may see it at once
+// under the `interval` policy), or once an fdatasync covers it (acks=2, and
+// every append of a `durable` topic is published only then).
+enum class AckAfter { kWrite, kSync };
+
+// Why a partition closes: the broker shuts down (the log is closed cleanly),
+// or its topic was deleted (the log is dropped; its files are going).
+enum class Closing { kShutdown, kDeleted };
 
 // An io_context executor that counts as outstanding work of its context for
 // as long as it exists. A reply owed by another core is not work of the
@@ -71,7 +81,7 @@ struct FetchWaiter {
   std::shared_ptr<void> keep_alive;
   const std::atomic<uint64_t>* armed = nullptr;
   uint64_t generation = 0;
-  int64_t fetch_offset = 0;  // woken at once if data at or past it is visible
+  Offset fetch_offset{0};  // woken at once if data at or past it is visible
   void (*wake)(void* ctx, uint64_t generation) = nullptr;
   void* ctx = nullptr;
 };
@@ -93,24 +103,24 @@ class Partition : public std::enable_shared_from_this<Partition> {
   // `flush_interval_ms` > 0: the `interval` policy's periodic fdatasync,
   // started by tick() and run on the sync thread (the log itself is opened
   // with its own interval flush disabled so an append never blocks on one).
-  Partition(std::string topic, int32_t index, std::unique_ptr<storage::PartitionLog> log,
+  Partition(std::string topic, PartitionId index, std::unique_ptr<storage::PartitionLog> log,
             CoreSet& cores, size_t core, int64_t flush_interval_ms = 0);
 
   const std::string& topic() const { return topic_; }
-  int32_t index() const { return index_; }
+  PartitionId index() const { return index_; }
   // The owner core: its index in the CoreSet, and its io_context (post the
   // partition's work there).
   size_t core() const { return core_; }
   asio::io_context& owner() const { return owner_; }
 
   // Appends a validated batch held in a buffer rented from the global
-  // BufferPool (`rented` is given back here). With `durable` the reply waits
-  // for an fdatasync covering the batch; otherwise it is sent after the append.
-  void append(std::span<std::byte> batch, std::byte* rented, bool durable, Reply reply);
+  // BufferPool (`rented` is given back here) and replies after the write or
+  // after an fdatasync covering the batch, as `ack` says.
+  void append(std::span<std::byte> batch, std::byte* rented, AckAfter ack, Reply reply);
 
   // Reads whole stored batches from `offset` (PartitionLog::read semantics)
   // and replies with the slice and the current offsets.
-  void read(int64_t offset, uint64_t max_bytes, Reply reply);
+  void read(Offset offset, uint64_t max_bytes, Reply reply);
 
   // Registers a long-poll waiter, woken by the next append (or durable
   // advance) that makes new data visible. Stale waiters are dropped here.
@@ -125,25 +135,26 @@ class Partition : public std::enable_shared_from_this<Partition> {
   // broker is stopping and must not hold connections for max_wait_ms.
   void wake_waiters();
 
-  // Stops accepting work and, when `clean` (shutdown), closes the log
-  // cleanly; a deleted topic's log is just dropped. Later calls answer
-  // kUnknownTopic.
-  void close(bool clean = true);
+  // Stops accepting work, answers the appends waiting for an fdatasync and
+  // wakes the long polls; at shutdown closes the log cleanly, a deleted
+  // topic's log is just dropped. Later calls answer kUnknownTopic.
+  // Idempotent.
+  void close(Closing why);
 
   // Readable from any thread (metadata, metrics).
-  int64_t high_watermark() const { return high_watermark_.load(std::memory_order_relaxed); }
+  Offset high_watermark() const { return Offset(high_watermark_.load(std::memory_order_relaxed)); }
   // True once the log was found damaged (at open, or by a checked read);
   // the partition then answers produce and fetch with kCorruptMessage.
   bool corrupt() const { return corrupt_.load(std::memory_order_acquire); }
   // The client-facing description of the damage ("" when not corrupt):
   // topic, partition, offsets and segment file, no directory.
   std::string corruption_message() const;
-  int64_t log_start_offset() const { return log_start_.load(std::memory_order_relaxed); }
+  Offset log_start_offset() const { return Offset(log_start_.load(std::memory_order_relaxed)); }
   uint64_t size_bytes() const { return size_bytes_.load(std::memory_order_relaxed); }
 
  private:
   struct DurableWaiter {
-    int64_t last_offset;
+    Offset last_offset;
     Reply reply;
     PartitionReply result;
   };
@@ -167,7 +178,8 @@ class Partition : public std::enable_shared_from_this<Partition> {
   void finish_scrub_grant(Result<bool> done);
 
   const std::string topic_;
-  const int32_t index_;
+  const PartitionId index_;
+  const std::string log_name_;  // "topic-index", for log lines
   std::unique_ptr<storage::PartitionLog> log_;
   const size_t core_;
   asio::io_context& owner_;
@@ -188,7 +200,7 @@ class Partition : public std::enable_shared_from_this<Partition> {
   std::atomic<bool> stop_sealed_checks_{false};         // set by close()
   std::shared_ptr<storage::SealedSegmentCheck> scrub_;  // the segment being re-checked
   bool scrub_running_ = false;                          // a grant is being read
-  int64_t scrub_next_ = 0;         // re-check the first sealed segment at or after this
+  Offset scrub_next_{0};           // re-check the first sealed segment at or after this
   uint64_t scrub_counted_ = 0;     // bytes of scrub_ already counted
   uint64_t scrub_pass_bytes_ = 0;  // this pass over the log so far
   size_t scrub_pass_segments_ = 0;

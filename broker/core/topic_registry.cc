@@ -66,9 +66,9 @@ Status Topic::check_partition(int32_t index) const {
 TopicRegistry::TopicRegistry(const BrokerConfig& config, CoreSet& cores, storage::FileSystem& fs)
     : config_(config), cores_(cores), fs_(fs), per_core_(cores.size()) {}
 
-size_t TopicRegistry::owner_of(std::string_view topic, int32_t partition) const {
+size_t TopicRegistry::owner_of(std::string_view topic, PartitionId partition) const {
   const size_t h = std::hash<std::string_view>()(topic) ^
-                   (static_cast<size_t>(partition) * 0x9e3779b97f4a7c15ull);
+                   (static_cast<size_t>(partition.value()) * 0x9e3779b97f4a7c15ull);
   return h % per_core_.size();
 }
 
@@ -95,12 +95,13 @@ std::string TopicRegistry::topic_dir(std::string_view name) const {
 }
 
 Result<std::shared_ptr<Topic>> TopicRegistry::open_topic(const std::string& name,
-                                                         const TopicConfig& config, bool create) {
+                                                         const TopicConfig& config,
+                                                         TopicFiles files) {
   auto topic = std::make_shared<Topic>();
   topic->name = name;
   topic->config = config;
   const std::string dir = topic_dir(name);
-  if (create) {
+  if (files == TopicFiles::kCreate) {
     SPILLWAY_RETURN_IF_ERROR(fs_.create_dirs(dir));
     SPILLWAY_RETURN_IF_ERROR(
         storage::write_file_atomically(fs_, dir + "/" + kMetaFile, serialize_topic_config(config)));
@@ -125,8 +126,9 @@ Result<std::shared_ptr<Topic>> TopicRegistry::open_topic(const std::string& name
     Result<std::unique_ptr<storage::PartitionLog>> log =
         storage::PartitionLog::open(fs_, dir + "/" + std::to_string(p), log_config);
     if (!log.ok()) return log.status();
+    const PartitionId id(p);
     topic->partitions.push_back(
-        std::make_shared<Partition>(name, p, std::move(*log), cores_, owner_of(name, p),
+        std::make_shared<Partition>(name, id, std::move(*log), cores_, owner_of(name, id),
                                     interval ? config_.flush_interval_ms : 0));
   }
   return topic;
@@ -140,7 +142,7 @@ Result<std::shared_ptr<Topic>> TopicRegistry::restore_topic(const std::string& n
   if (!config.ok()) {
     return Status(config.status().code(), meta + ": " + std::string(config.status().message()));
   }
-  Result<std::shared_ptr<Topic>> topic = open_topic(name, *config, false);
+  Result<std::shared_ptr<Topic>> topic = open_topic(name, *config, TopicFiles::kExisting);
   if (!topic.ok() && topic.status().code() == ErrorCode::kInvalidArgument) {
     // A setting that parses but that the log refuses.
     return Status(ErrorCode::kInvalidArgument, meta + ": " + std::string(topic.status().message()));
@@ -223,7 +225,7 @@ void TopicRegistry::stop_core(size_t core) {
 void TopicRegistry::close_all() {
   for (size_t core = 0; core < per_core_.size(); ++core) {
     CoreSet::Binding bound(core);  // the core's thread has ended: act as its owner
-    for (auto& partition : per_core_[core].owned) partition->close();
+    for (auto& partition : per_core_[core].owned) partition->close(Closing::kShutdown);
     per_core_[core].owned.clear();
     per_core_[core].table.clear();
   }
@@ -274,7 +276,7 @@ Result<std::shared_ptr<Topic>> TopicRegistry::create(const CreateTopicSpec& spec
                     "topic " + spec.name + " already exists" +
                         (it->second->offline.ok() ? "" : " (offline: delete it first)"));
     }
-    Result<std::shared_ptr<Topic>> opened = open_topic(spec.name, config, true);
+    Result<std::shared_ptr<Topic>> opened = open_topic(spec.name, config, TopicFiles::kCreate);
     if (!opened.ok()) {
       // Whatever of it was made goes (a failure here is left to start()).
       (void)fs_.remove_all(topic_dir(spec.name));
@@ -340,7 +342,7 @@ Status TopicRegistry::remove(std::string_view name, asio::any_io_executor execut
         std::erase_if(mine.owned, [&](const std::shared_ptr<Partition>& p) {
           for (auto& deleted : topic->partitions) {
             if (deleted == p) {
-              p->close(/*clean=*/false);
+              p->close(Closing::kDeleted);
               return true;
             }
           }

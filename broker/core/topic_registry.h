@@ -103,7 +103,8 @@ class TopicRegistry {
   // cleanly, each bound to its owner core.
   void close_all();
 
-  size_t owner_of(std::string_view topic, int32_t partition) const;
+  // The core that owns `partition` of `topic`.
+  size_t owner_of(std::string_view topic, PartitionId partition) const;
 
   // The calling core's table (read only on that core).
   const TopicTable& table() const;
@@ -141,8 +142,10 @@ class TopicRegistry {
     std::vector<std::shared_ptr<Partition>> owned;
   };
 
+  // Whether open_topic() makes the topic's directory and topic.meta first.
+  enum class TopicFiles { kCreate, kExisting };
   Result<std::shared_ptr<Topic>> open_topic(const std::string& name, const TopicConfig& config,
-                                            bool create);
+                                            TopicFiles files);
   // Opens the existing topic `name` from its metadata file; the error names
   // the file or partition and the problem.
   Result<std::shared_ptr<Topic>> restore_topic(const std::string& name);

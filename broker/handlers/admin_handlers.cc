@@ -53,9 +53,9 @@ struct MetadataState final : ExchangeState {
                       .retention_ms = topic.config.retention_ms,
                       .partitions = {}});
     for (const auto& p : topic.partitions) {
-      messages::MetadataPartition part{.partition = p->index(),
-                                       .log_start_offset = p->log_start_offset(),
-                                       .high_watermark = p->high_watermark(),
+      messages::MetadataPartition part{.partition = p->index().value(),
+                                       .log_start_offset = p->log_start_offset().value(),
+                                       .high_watermark = p->high_watermark().value(),
                                        .error_code = ErrorCode::kOk,
                                        .error_message = ""};
       if (p->corrupt()) {

@@ -160,8 +160,8 @@ void on_wake(void* ctx, uint64_t generation) {
 void on_read(void* ctx, uint32_t index, PartitionReply& reply) {
   auto& st = *static_cast<FetchState*>(ctx);
   FetchState::Part& part = st.parts[index];
-  part.high_watermark = reply.high_watermark;
-  part.log_start_offset = reply.log_start_offset;
+  part.high_watermark = reply.high_watermark.value();
+  part.log_start_offset = reply.log_start_offset.value();
   if (reply.status.ok()) {
     part.slice = std::move(reply.slice);
   } else {
@@ -190,7 +190,7 @@ void on_read(void* ctx, uint32_t index, PartitionReply& reply) {
     waiter.keep_alive = st.exchange->keep_alive();
     waiter.armed = &st.armed;
     waiter.generation = generation;
-    waiter.fetch_offset = p.fetch_offset;
+    waiter.fetch_offset = Offset(p.fetch_offset);
     waiter.wake = &on_wake;
     waiter.ctx = &st;
     std::shared_ptr<Partition> owner = p.log;
@@ -236,7 +236,7 @@ void read_all(FetchState& st) {
     const auto max = std::min(static_cast<uint64_t>(std::min(p.max_bytes, st.max_bytes)),
                               std::max<uint64_t>(st.granted, 1));
     post_task(p.log->owner(),
-              [owner = std::move(owner), offset = p.fetch_offset, max,
+              [owner = std::move(owner), offset = Offset(p.fetch_offset), max,
                reply = std::move(reply)]() mutable { owner->read(offset, max, std::move(reply)); });
   }
 }

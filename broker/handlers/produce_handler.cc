@@ -92,8 +92,8 @@ void on_append(void* ctx, uint32_t index, PartitionReply& reply) {
   auto& st = *static_cast<ProduceState*>(ctx);
   ProduceState::Entry& entry = st.entries[index];
   if (reply.status.ok()) {
-    entry.base_offset = reply.base_offset;
-    entry.log_start_offset = reply.log_start_offset;
+    entry.base_offset = reply.base_offset.value();
+    entry.log_start_offset = reply.log_start_offset.value();
     DiskFullLog::global().succeeded(st.name(entry.topic), entry.partition);
   } else {
     entry.code = reply.status.code();
@@ -110,9 +110,9 @@ void on_append(void* ctx, uint32_t index, PartitionReply& reply) {
 void unanswered_reply(void* ctx, uint32_t, PartitionReply& reply) {
   const auto& partition = *static_cast<const Partition*>(ctx);
   if (reply.status.ok()) {
-    DiskFullLog::global().succeeded(partition.topic(), partition.index());
+    DiskFullLog::global().succeeded(partition.topic(), partition.index().value());
   } else {
-    DiskFullLog::global().failed(partition.topic(), partition.index(), reply.status);
+    DiskFullLog::global().failed(partition.topic(), partition.index().value(), reply.status);
   }
 }
 
@@ -130,8 +130,8 @@ Status post_append(ProduceState& st, Partition& partition, uint32_t topic,
     rented = buffer.data();
   }
   const auto index = static_cast<uint32_t>(st.entries.size());
-  st.entries.push_back(
-      ProduceState::Entry{topic, partition.index(), ErrorCode::kOk, {}, -1, record_count, -1});
+  st.entries.push_back(ProduceState::Entry{
+      topic, partition.index().value(), ErrorCode::kOk, {}, -1, record_count, -1});
   std::shared_ptr<Partition> owner = partition.shared_from_this();
   Reply reply;
   reply.executor = tracked_executor(st.exchange->context());
@@ -146,10 +146,10 @@ Status post_append(ProduceState& st, Partition& partition, uint32_t topic,
     reply.ctx = &st;
     ++st.pending;
   }
-  const bool durable = acks == Acks::kDurable;
-  post_task(partition.owner(), [owner = std::move(owner), rented, size = batch.size(), durable,
+  const AckAfter ack = acks == Acks::kDurable ? AckAfter::kSync : AckAfter::kWrite;
+  post_task(partition.owner(), [owner = std::move(owner), rented, size = batch.size(), ack,
                                 reply = std::move(reply)]() mutable {
-    owner->append(std::span<std::byte>(rented, size), rented, durable, std::move(reply));
+    owner->append(std::span<std::byte>(rented, size), rented, ack, std::move(reply));
   });
   return Status::Ok();
 }

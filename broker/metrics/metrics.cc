@@ -100,7 +100,8 @@ std::string Metrics::render(const TopicRegistry& topics, const NetworkGauges& ne
   for (const auto& topic : all) {
     for (const auto& p : topic->partitions) {
       line(out, "spillway_partition_log_bytes{topic=\"%s\",partition=\"%d\"} %llu\n",
-           topic->name.c_str(), p->index(), static_cast<unsigned long long>(p->size_bytes()));
+           topic->name.c_str(), p->index().value(),
+           static_cast<unsigned long long>(p->size_bytes()));
     }
   }
   out +=
@@ -109,7 +110,8 @@ std::string Metrics::render(const TopicRegistry& topics, const NetworkGauges& ne
   for (const auto& topic : all) {
     for (const auto& p : topic->partitions) {
       line(out, "spillway_partition_high_watermark{topic=\"%s\",partition=\"%d\"} %lld\n",
-           topic->name.c_str(), p->index(), static_cast<long long>(p->high_watermark()));
+           topic->name.c_str(), p->index().value(),
+           static_cast<long long>(p->high_watermark().value()));
     }
   }
   out +=
@@ -119,7 +121,7 @@ std::string Metrics::render(const TopicRegistry& topics, const NetworkGauges& ne
   for (const auto& topic : all) {
     for (const auto& p : topic->partitions) {
       line(out, "spillway_partition_corrupt{topic=\"%s\",partition=\"%d\"} %d\n",
-           topic->name.c_str(), p->index(), p->corrupt() ? 1 : 0);
+           topic->name.c_str(), p->index().value(), p->corrupt() ? 1 : 0);
     }
   }
   const ScrubBudget& scrub = ScrubBudget::global();

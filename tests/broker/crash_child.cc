@@ -42,13 +42,15 @@ int main(int argc, char** argv) {
       for (uint64_t i = 0;; ++i) {
         const uint64_t r = testing::mix64(seed * 131 + t * 1'000'003 + i);
         testing::Bytes b = testing::make_batch(1 + int32_t(r % 6), 20 + (r >> 8) % 1500, r);
-        PartitionReply done = shared.append(b, /*durable=*/true);
+        PartitionReply done = shared.append(b, spillway::broker::AckAfter::kSync);
         if (!done.status.ok()) {
           std::fprintf(stderr, "append: %s\n", done.status.to_string().c_str());
           std::_Exit(1);
         }
-        const testing::CrashAck ack{done.base_offset, done.last_offset, b.size(),
-                                    testing::fnv1a64(b)};
+        const testing::CrashAck ack{.base_offset = done.base_offset.value(),
+                                    .last_offset = done.last_offset.value(),
+                                    .size = b.size(),
+                                    .hash = testing::fnv1a64(b)};
         if (::write(ack_fd, &ack, sizeof(ack)) != sizeof(ack)) std::_Exit(1);
       }
     });

@@ -51,7 +51,7 @@ bool same_batches(PartitionDriver& partition, const std::vector<Bytes>& want) {
   FileSystem& fs = posix_file_system();
   const std::string filler = mount_point + "/filler";
   {
-    auto f = fs.open(filler, true);
+    auto f = fs.open(filler, OpenMode::kCreate);
     CHILD_CHECK(f.ok());
     std::vector<std::byte> junk(64 * 1024, std::byte{0x33});
     CHILD_CHECK(write_all(**f, junk, 0).ok());
@@ -67,7 +67,7 @@ bool same_batches(PartitionDriver& partition, const std::vector<Bytes>& want) {
   Status failure;
   for (int i = 0; i < 1000; ++i) {
     Bytes b = testing::make_batch(3, 1500, i);
-    PartitionReply r = shared.append(b, /*durable=*/true);
+    PartitionReply r = shared.append(b, broker::AckAfter::kSync);
     if (!r.status.ok()) {
       failure = r.status;
       break;
@@ -83,20 +83,21 @@ bool same_batches(PartitionDriver& partition, const std::vector<Bytes>& want) {
   CHILD_CHECK(same_batches(shared, acked));
   // Still full: fails again, log unchanged.
   Bytes again = testing::make_batch(3, 1500, 5000);
-  CHILD_CHECK(shared.append(again, true).status.code() == ErrorCode::kNotEnoughSpace);
+  CHILD_CHECK(shared.append(again, broker::AckAfter::kSync).status.code() ==
+              ErrorCode::kNotEnoughSpace);
   CHILD_CHECK(same_batches(shared, acked));
   // Space freed: appends succeed and continue the offsets densely.
   CHILD_CHECK(fs.remove(filler).ok());
   for (int i = 0; i < 10; ++i) {
     Bytes b = testing::make_batch(3, 1500, 6000 + i);
-    PartitionReply r = shared.append(b, true);
+    PartitionReply r = shared.append(b, broker::AckAfter::kSync);
     CHILD_CHECK(r.status.ok());
     acked.push_back(b);
   }
   CHILD_CHECK(same_batches(shared, acked));
   CHILD_CHECK(
       shared.on_owner([](broker::Partition&, PartitionLog& log) { return log.close(); }).ok());
-  shared.close(/*clean=*/false);  // the log is closed already
+  shared.close(broker::Closing::kDeleted);  // the log is closed already
   partition->reset();
   auto reopened = PartitionLog::open(fs, dir, config);
   CHILD_CHECK(reopened.ok());

@@ -48,7 +48,7 @@ class PartitionDriver {
   // Closes the partition (cleanly unless close() ran before) and stops the
   // cores and the sync threads.
   ~PartitionDriver() {
-    close(/*clean=*/true);
+    close(Closing::kShutdown);
     for (size_t core = 0; core < cores_.size(); ++core) {
       asio::post(cores_.context(core), [this, core] { cores_.stop_core(core); });
     }
@@ -58,9 +58,9 @@ class PartitionDriver {
   PartitionDriver(const PartitionDriver&) = delete;
   PartitionDriver& operator=(const PartitionDriver&) = delete;
 
-  // Posts an append of a copy of `batch` (durable: the reply waits for an
-  // fdatasync covering it); the future holds the reply.
-  std::future<PartitionReply> append_async(std::span<const std::byte> batch, bool durable) {
+  // Posts an append of a copy of `batch`, acknowledged as `ack` says; the
+  // future holds the reply.
+  std::future<PartitionReply> append_async(std::span<const std::byte> batch, AckAfter ack) {
     std::span<std::byte> rented = BufferPool::global().rent(batch.size());
     if (rented.empty()) std::abort();  // the tests' batches are small
     std::copy(batch.begin(), batch.end(), rented.begin());
@@ -73,23 +73,23 @@ class PartitionDriver {
     reply.fn = [](void* ctx, uint32_t, PartitionReply& r) {
       static_cast<std::promise<PartitionReply>*>(ctx)->set_value(std::move(r));
     };
-    post_task(partition_->owner(), [partition = partition_, rented, size = batch.size(), durable,
+    post_task(partition_->owner(), [partition = partition_, rented, size = batch.size(), ack,
                                     reply = std::move(reply)]() mutable {
-      partition->append(rented.first(size), rented.data(), durable, std::move(reply));
+      partition->append(rented.first(size), rented.data(), ack, std::move(reply));
     });
     return answer;
   }
 
   // append_async() and its reply; once appended, `batch` is what the log
   // stored (its base offset set, as PartitionLog::append stamps it).
-  PartitionReply append(std::vector<std::byte>& batch, bool durable) {
-    PartitionReply r = append_async(batch, durable).get();
-    if (r.status.ok()) store_be<int64_t>(batch.data() + batch::kBaseOffsetPos, r.base_offset);
+  PartitionReply append(std::vector<std::byte>& batch, AckAfter ack) {
+    PartitionReply r = append_async(batch, ack).get();
+    if (r.status.ok()) {
+      store_be<int64_t>(batch.data() + batch::kBaseOffsetPos, r.base_offset.value());
+    }
     return r;
   }
-  PartitionReply append(std::vector<std::byte>&& batch, bool durable) {
-    return append(batch, durable);
-  }
+  PartitionReply append(std::vector<std::byte>&& batch, AckAfter ack) { return append(batch, ack); }
 
   // Runs fn(partition, log) on the owner core and returns its result: the
   // log's state is the owner's to read.
@@ -102,11 +102,11 @@ class PartitionDriver {
     return done.get();
   }
 
-  // Closes the partition on its core: `clean` closes the log (shutdown);
-  // otherwise it is dropped as a deleted topic's is, so the next open sees
-  // what a crash leaves. Idempotent.
-  void close(bool clean) {
-    on_owner([clean](Partition& p, storage::PartitionLog&) { p.close(clean); });
+  // Closes the partition on its core: at shutdown the log is closed
+  // cleanly; a deleted topic's is dropped, so that the next open sees what a
+  // crash leaves. Idempotent.
+  void close(Closing why) {
+    on_owner([why](Partition& p, storage::PartitionLog&) { p.close(why); });
   }
 
   // For the accessors any thread may use (high_watermark(), corrupt()).
@@ -115,8 +115,8 @@ class PartitionDriver {
  private:
   PartitionDriver(std::unique_ptr<storage::PartitionLog> log, int64_t flush_interval_ms)
       : log_(log.get()),
-        partition_(std::make_shared<Partition>("t", 0, std::move(log), cores_, /*core=*/0,
-                                               flush_interval_ms)) {
+        partition_(std::make_shared<Partition>("t", PartitionId(0), std::move(log), cores_,
+                                               /*core=*/0, flush_interval_ms)) {
     for (size_t core = 0; core < cores_.size(); ++core) {
       threads_.emplace_back([this, core] { cores_.run(core); });
     }

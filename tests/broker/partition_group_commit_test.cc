@@ -53,10 +53,10 @@ std::unique_ptr<PartitionDriver> open(MemoryFileSystem& fs, FlushPolicy policy,
 }
 
 // The owner's view of the log, read on the owner core.
-int64_t log_end(PartitionDriver& d) {
+Offset log_end(PartitionDriver& d) {
   return d.on_owner([](Partition&, PartitionLog& log) { return log.log_end_offset(); });
 }
-int64_t durable(PartitionDriver& d) {
+Offset durable(PartitionDriver& d) {
   return d.on_owner([](Partition&, PartitionLog& log) { return log.durable_offset(); });
 }
 bool read_only(PartitionDriver& d) {
@@ -67,12 +67,13 @@ std::vector<Bytes> stored(PartitionDriver& d) {
 }
 
 // Drops the partition as a crash does (no clean close), loses what was not
-// synced when `power_loss`, and reads the log back as the next start opens it.
+// synced on a power loss, and reads the log back as the next start opens it.
+enum class PowerLoss { kNo, kYes };
 std::vector<Bytes> after_restart(std::unique_ptr<PartitionDriver>& d, MemoryFileSystem& fs,
-                                 bool power_loss) {
-  d->close(/*clean=*/false);
+                                 PowerLoss power) {
+  d->close(Closing::kDeleted);
   d.reset();
-  if (power_loss) fs.simulate_power_loss();
+  if (power == PowerLoss::kYes) fs.simulate_power_loss();
   auto reopened = PartitionLog::open(fs, kDir, config(FlushPolicy::kDurable));
   EXPECT_TRUE(reopened.ok()) << reopened.status().to_string();
   return reopened.ok() ? read_batches(**reopened, 0, 1 << 20) : std::vector<Bytes>();
@@ -125,14 +126,14 @@ TEST(PartitionGroupCommit, OneFsyncCoversEveryAppendThatArrivedMeanwhile) {
   // exactly one more fsync must cover all seven of them.
   held.hold_next();
   Bytes first = make_batch(1, 100, 0);
-  auto leader = d->append_async(first, true);
+  auto leader = d->append_async(first, AckAfter::kSync);
   held.wait_until_entered();
   std::vector<std::future<PartitionReply>> followers;
   for (int i = 0; i < kFollowers; ++i) {
     Bytes b = make_batch(1, 100, i + 1);
-    followers.push_back(d->append_async(b, true));
+    followers.push_back(d->append_async(b, AckAfter::kSync));
   }
-  while (log_end(*d) < 1 + kFollowers) std::this_thread::yield();
+  while (log_end(*d) < Offset(1 + kFollowers)) std::this_thread::yield();
   held.release();
   EXPECT_TRUE(leader.get().status.ok());
   int acked = 0;
@@ -144,8 +145,8 @@ TEST(PartitionGroupCommit, OneFsyncCoversEveryAppendThatArrivedMeanwhile) {
   }
   EXPECT_EQ(acked, kFollowers);
   EXPECT_EQ(fs.sync_count() - syncs_before, 2u);
-  EXPECT_EQ(durable(*d), 1 + kFollowers);
-  EXPECT_EQ(d->partition().high_watermark(), 1 + kFollowers);
+  EXPECT_EQ(durable(*d), Offset(1 + kFollowers));
+  EXPECT_EQ(d->partition().high_watermark(), Offset(1 + kFollowers));
 }
 
 TEST(PartitionGroupCommit, ConcurrentAppendersAreAcknowledgedOnlyOnceDurable) {
@@ -158,12 +159,12 @@ TEST(PartitionGroupCommit, ConcurrentAppendersAreAcknowledgedOnlyOnceDurable) {
     threads.emplace_back([&, t] {
       for (int i = 0; i < 40; ++i) {
         Bytes b = make_batch(1 + i % 3, 200, t * 1000 + i);
-        PartitionReply r = d->append(b, true);
+        PartitionReply r = d->append(b, AckAfter::kSync);
         ASSERT_TRUE(r.status.ok()) << r.status.to_string();
         // Acknowledged means synced: the durable offset already covers it.
         EXPECT_LT(r.last_offset, durable(*d));
         std::lock_guard lock(mu);
-        acked.emplace_back(r.base_offset, std::move(b));
+        acked.emplace_back(r.base_offset.value(), std::move(b));
       }
     });
   }
@@ -173,7 +174,7 @@ TEST(PartitionGroupCommit, ConcurrentAppendersAreAcknowledgedOnlyOnceDurable) {
   std::sort(acked.begin(), acked.end());
   std::vector<Bytes> want;
   for (auto& [offset, b] : acked) want.push_back(b);
-  EXPECT_TRUE(SameBatches(after_restart(d, fs, /*power_loss=*/true), want));
+  EXPECT_TRUE(SameBatches(after_restart(d, fs, PowerLoss::kYes), want));
 }
 
 TEST(PartitionGroupCommit, AcksLeaderUnderTheDurablePolicyAnswersAtOnceAndPublishesOnceSynced) {
@@ -182,15 +183,15 @@ TEST(PartitionGroupCommit, AcksLeaderUnderTheDurablePolicyAnswersAtOnceAndPublis
   auto d = open(fs, FlushPolicy::kDurable);
   held.hold_next();
   Bytes b = make_batch(2, 100, 1);
-  PartitionReply r = d->append(b, /*durable=*/false);  // answered with the sync still held
+  PartitionReply r = d->append(b, AckAfter::kWrite);  // answered with the sync still held
   ASSERT_TRUE(r.status.ok());
-  EXPECT_EQ(r.base_offset, 0);
+  EXPECT_EQ(r.base_offset, Offset(0));
   held.wait_until_entered();
-  EXPECT_EQ(d->partition().high_watermark(), 0) << "readers saw an unsynced batch";
+  EXPECT_EQ(d->partition().high_watermark(), Offset(0)) << "readers saw an unsynced batch";
   EXPECT_TRUE(stored(*d).empty());
   held.release();
-  while (durable(*d) < 2) std::this_thread::yield();
-  EXPECT_EQ(d->on_owner([](Partition& p, PartitionLog&) { return p.high_watermark(); }), 2);
+  while (durable(*d) < Offset(2)) std::this_thread::yield();
+  EXPECT_EQ(d->on_owner([](Partition& p, PartitionLog&) { return p.high_watermark(); }), Offset(2));
   EXPECT_TRUE(SameBatches(stored(*d), {b}));
 }
 
@@ -202,30 +203,30 @@ TEST(PartitionGroupCommit, NoSpaceFailsTheAppendAndRecoversWhenSpaceIsFreed) {
   std::vector<Bytes> acked;
   for (int i = 0; i < 3; ++i) {
     Bytes b = make_batch(2, 300, i);
-    ASSERT_TRUE(d->append(b, true).status.ok());
+    ASSERT_TRUE(d->append(b, AckAfter::kSync).status.ok());
     acked.push_back(b);
   }
   // Room for part of the next batch only: a short write, then ENOSPC.
   fs.faults().capacity_bytes = fs.used_bytes() + 100;
   Bytes failing = make_batch(2, 300, 50);
-  PartitionReply r = d->append(failing, true);
+  PartitionReply r = d->append(failing, AckAfter::kSync);
   ASSERT_FALSE(r.status.ok());
   EXPECT_EQ(r.status.code(), ErrorCode::kNotEnoughSpace);
   EXPECT_FALSE(read_only(*d));
-  EXPECT_EQ(log_end(*d), 6);
+  EXPECT_EQ(log_end(*d), Offset(6));
   EXPECT_TRUE(SameBatches(stored(*d), acked));
   // Still full: still an error, still consistent.
-  EXPECT_EQ(d->append(failing, true).status.code(), ErrorCode::kNotEnoughSpace);
+  EXPECT_EQ(d->append(failing, AckAfter::kSync).status.code(), ErrorCode::kNotEnoughSpace);
   fs.faults().capacity_bytes = UINT64_MAX;
   for (int i = 0; i < 20; ++i) {  // enough to roll a segment
     Bytes b = make_batch(2, 300, 100 + i);
-    PartitionReply ok = d->append(b, true);
+    PartitionReply ok = d->append(b, AckAfter::kSync);
     ASSERT_TRUE(ok.status.ok()) << ok.status.to_string();
-    EXPECT_EQ(ok.base_offset, 6 + 2 * i);
+    EXPECT_EQ(ok.base_offset, Offset(6 + 2 * i));
     acked.push_back(b);
   }
   EXPECT_TRUE(SameBatches(stored(*d), acked));
-  EXPECT_TRUE(SameBatches(after_restart(d, fs, /*power_loss=*/false), acked));
+  EXPECT_TRUE(SameBatches(after_restart(d, fs, PowerLoss::kNo), acked));
 }
 
 TEST(PartitionGroupCommit, ShortWritesStillStoreAndAcknowledgeWholeBatches) {
@@ -235,26 +236,26 @@ TEST(PartitionGroupCommit, ShortWritesStillStoreAndAcknowledgeWholeBatches) {
   std::vector<Bytes> acked;
   for (int i = 0; i < 30; ++i) {
     Bytes b = make_batch(2, 50 + i * 11, i);
-    ASSERT_TRUE(d->append(b, true).status.ok());
+    ASSERT_TRUE(d->append(b, AckAfter::kSync).status.ok());
     acked.push_back(b);
   }
   EXPECT_TRUE(SameBatches(stored(*d), acked));
-  EXPECT_TRUE(SameBatches(after_restart(d, fs, /*power_loss=*/true), acked));
+  EXPECT_TRUE(SameBatches(after_restart(d, fs, PowerLoss::kYes), acked));
 }
 
 TEST(PartitionGroupCommit, AWriteErrorFailsOnlyThatAppend) {
   MemoryFileSystem fs;
   auto d = open(fs, FlushPolicy::kDurable);
   Bytes a = make_batch(1, 10, 1);
-  ASSERT_TRUE(d->append(a, true).status.ok());
+  ASSERT_TRUE(d->append(a, AckAfter::kSync).status.ok());
   fs.faults().fail_writes = true;
   Bytes b = make_batch(1, 10, 2);
-  EXPECT_EQ(d->append(b, true).status.code(), ErrorCode::kIoError);
+  EXPECT_EQ(d->append(b, AckAfter::kSync).status.code(), ErrorCode::kIoError);
   fs.faults().fail_writes = false;
   Bytes c = make_batch(1, 10, 3);
-  PartitionReply r = d->append(c, true);
+  PartitionReply r = d->append(c, AckAfter::kSync);
   ASSERT_TRUE(r.status.ok());
-  EXPECT_EQ(r.base_offset, 1);
+  EXPECT_EQ(r.base_offset, Offset(1));
   EXPECT_TRUE(SameBatches(stored(*d), (std::vector<Bytes>{a, c})));
 }
 
@@ -262,33 +263,33 @@ TEST(PartitionGroupCommit, FailedFsyncMakesThePartitionReadOnlyUntilRestart) {
   MemoryFileSystem fs;
   auto d = open(fs, FlushPolicy::kDurable);
   Bytes a = make_batch(1, 10, 1);
-  ASSERT_TRUE(d->append(a, true).status.ok());
+  ASSERT_TRUE(d->append(a, AckAfter::kSync).status.ok());
   fs.faults().fail_sync = true;
   Bytes b = make_batch(1, 10, 2);
-  PartitionReply r = d->append(b, true);
+  PartitionReply r = d->append(b, AckAfter::kSync);
   ASSERT_FALSE(r.status.ok());
   EXPECT_EQ(r.status.code(), ErrorCode::kIoError);
   EXPECT_TRUE(read_only(*d));
   // Not retried as if nothing happened, even once the disk looks fine again.
   fs.faults().fail_sync = false;
   Bytes c = make_batch(1, 10, 3);
-  EXPECT_EQ(d->append(c, true).status.code(), ErrorCode::kReadOnly);
-  EXPECT_EQ(d->append(c, false).status.code(), ErrorCode::kReadOnly);
+  EXPECT_EQ(d->append(c, AckAfter::kSync).status.code(), ErrorCode::kReadOnly);
+  EXPECT_EQ(d->append(c, AckAfter::kWrite).status.code(), ErrorCode::kReadOnly);
   EXPECT_EQ(d->on_owner([](Partition&, PartitionLog& log) { return log.flush(); }).code(),
             ErrorCode::kReadOnly);
   // Acknowledged data stays readable; the unacknowledged batch is not served.
   EXPECT_TRUE(SameBatches(stored(*d), std::vector<Bytes>{a}));
-  EXPECT_EQ(d->partition().high_watermark(), 1);
+  EXPECT_EQ(d->partition().high_watermark(), Offset(1));
   EXPECT_EQ(d->on_owner([](Partition&, PartitionLog& log) { return log.close(); }).code(),
             ErrorCode::kReadOnly);
   EXPECT_FALSE(fs.exists(std::string(kDir) + "/.clean_shutdown"));
-  d->close(/*clean=*/false);
+  d->close(Closing::kDeleted);
   d.reset();
   // A restart recovers and accepts appends again.
   auto reopened = PartitionDriver::open(fs, kDir, config(FlushPolicy::kDurable));
   ASSERT_TRUE(reopened.ok());
   EXPECT_FALSE(read_only(**reopened));
-  EXPECT_TRUE((*reopened)->append(c, true).status.ok());
+  EXPECT_TRUE((*reopened)->append(c, AckAfter::kSync).status.ok());
 }
 
 TEST(PartitionGroupCommit, AFailedFsyncFailsEveryAppendWaitingForIt) {
@@ -300,10 +301,11 @@ TEST(PartitionGroupCommit, AFailedFsyncFailsEveryAppendWaitingForIt) {
   // The first append starts the fsync, which covers only it; the other three
   // arrive while it runs and wait for the next one, which never comes.
   std::vector<std::future<PartitionReply>> replies;
-  replies.push_back(d->append_async(make_batch(1, 100, 0), true));
+  replies.push_back(d->append_async(make_batch(1, 100, 0), AckAfter::kSync));
   held.wait_until_entered();
-  for (int i = 1; i < 4; ++i) replies.push_back(d->append_async(make_batch(1, 100, i), true));
-  while (log_end(*d) < 4) std::this_thread::yield();
+  for (int i = 1; i < 4; ++i)
+    replies.push_back(d->append_async(make_batch(1, 100, i), AckAfter::kSync));
+  while (log_end(*d) < Offset(4)) std::this_thread::yield();
   held.release();
   int failed = 0;
   for (auto& f : replies) {
@@ -313,8 +315,8 @@ TEST(PartitionGroupCommit, AFailedFsyncFailsEveryAppendWaitingForIt) {
   }
   EXPECT_EQ(failed, 4);
   EXPECT_TRUE(read_only(*d));
-  EXPECT_EQ(durable(*d), 0);
-  EXPECT_EQ(d->partition().high_watermark(), 0);
+  EXPECT_EQ(durable(*d), Offset(0));
+  EXPECT_EQ(d->partition().high_watermark(), Offset(0));
 }
 
 TEST(PartitionGroupCommit, AppendsWaitingWhenThePartitionClosesLearnItIsGone) {
@@ -322,18 +324,19 @@ TEST(PartitionGroupCommit, AppendsWaitingWhenThePartitionClosesLearnItIsGone) {
   HeldSync held(fs);
   auto d = open(fs, FlushPolicy::kDurable);
   held.hold_next();
-  auto first = d->append_async(make_batch(1, 100, 0), true);
+  auto first = d->append_async(make_batch(1, 100, 0), AckAfter::kSync);
   held.wait_until_entered();
-  auto second = d->append_async(make_batch(1, 100, 1), true);
-  while (log_end(*d) < 2) std::this_thread::yield();
-  d->close(/*clean=*/false);  // the topic is deleted
+  auto second = d->append_async(make_batch(1, 100, 1), AckAfter::kSync);
+  while (log_end(*d) < Offset(2)) std::this_thread::yield();
+  d->close(Closing::kDeleted);  // the topic is deleted
   for (auto* f : {&first, &second}) {
     PartitionReply r = f->get();
     EXPECT_EQ(r.status.code(), ErrorCode::kUnknownTopic);
     EXPECT_EQ(r.status.message(), "topic t was deleted");
   }
   held.release();  // the fsync ends after the close: nothing more happens
-  EXPECT_EQ(d->append(make_batch(1, 100, 2), true).status.code(), ErrorCode::kUnknownTopic);
+  EXPECT_EQ(d->append(make_batch(1, 100, 2), AckAfter::kSync).status.code(),
+            ErrorCode::kUnknownTopic);
 }
 
 // The `interval` policy: no append waits; the flush tick starts the periodic
@@ -342,33 +345,33 @@ TEST(PartitionIntervalFlush, TheTickSyncsOnTheSyncThreadAndAFailureStopsAppends)
   MemoryFileSystem fs;
   auto d = open(fs, FlushPolicy::kInterval, /*flush_interval_ms=*/1);
   Bytes a = make_batch(1, 100, 0);
-  PartitionReply r = d->append(a, false);
+  PartitionReply r = d->append(a, AckAfter::kWrite);
   ASSERT_TRUE(r.status.ok());
-  EXPECT_EQ(d->partition().high_watermark(), 1) << "interval publishes at once";
+  EXPECT_EQ(d->partition().high_watermark(), Offset(1)) << "interval publishes at once";
   const uint64_t syncs = fs.sync_count();
-  while (durable(*d) < 1) d->on_owner([](Partition& p, PartitionLog&) { p.tick(); });
+  while (durable(*d) < Offset(1)) d->on_owner([](Partition& p, PartitionLog&) { p.tick(); });
   EXPECT_GT(fs.sync_count(), syncs);
 
   fs.faults().fail_sync = true;
-  ASSERT_TRUE(d->append(make_batch(1, 100, 1), false).status.ok());
+  ASSERT_TRUE(d->append(make_batch(1, 100, 1), AckAfter::kWrite).status.ok());
   while (!read_only(*d)) d->on_owner([](Partition& p, PartitionLog&) { p.tick(); });
   fs.faults().fail_sync = false;
-  EXPECT_EQ(d->append(make_batch(1, 100, 2), false).status.code(), ErrorCode::kReadOnly);
-  EXPECT_EQ(durable(*d), 1);
+  EXPECT_EQ(d->append(make_batch(1, 100, 2), AckAfter::kWrite).status.code(), ErrorCode::kReadOnly);
+  EXPECT_EQ(durable(*d), Offset(1));
 }
 
 // acks=2 on an `interval` topic waits for a sync of its own.
 TEST(PartitionIntervalFlush, ADurableAppendWaitsForItsSync) {
   MemoryFileSystem fs;
   auto d = open(fs, FlushPolicy::kInterval, /*flush_interval_ms=*/3'600'000);
-  ASSERT_TRUE(d->append(make_batch(1, 100, 0), false).status.ok());
-  EXPECT_EQ(durable(*d), 0);
-  PartitionReply r = d->append(make_batch(1, 100, 1), true);
+  ASSERT_TRUE(d->append(make_batch(1, 100, 0), AckAfter::kWrite).status.ok());
+  EXPECT_EQ(durable(*d), Offset(0));
+  PartitionReply r = d->append(make_batch(1, 100, 1), AckAfter::kSync);
   ASSERT_TRUE(r.status.ok());
-  EXPECT_EQ(r.base_offset, 1);
-  EXPECT_EQ(durable(*d), 2);
+  EXPECT_EQ(r.base_offset, Offset(1));
+  EXPECT_EQ(durable(*d), Offset(2));
   fs.faults().fail_sync = true;
-  EXPECT_EQ(d->append(make_batch(1, 100, 2), true).status.code(), ErrorCode::kIoError);
+  EXPECT_EQ(d->append(make_batch(1, 100, 2), AckAfter::kSync).status.code(), ErrorCode::kIoError);
   EXPECT_TRUE(read_only(*d));
 }
 

@@ -34,11 +34,11 @@ class OnCoreTest : public ::testing::Test {
     config.segment_bytes = 4096;
     auto log = storage::PartitionLog::open(fs_, "/d/p", config);
     ASSERT_TRUE(log.ok()) << log.status().to_string();
-    partition_ = std::make_shared<Partition>("t", 0, std::move(*log), cores_, 0);
+    partition_ = std::make_shared<Partition>("t", PartitionId(0), std::move(*log), cores_, 0);
   }
   void TearDown() override {
     CoreSet::Binding owner(0);
-    partition_->close();
+    partition_->close(Closing::kShutdown);
   }
 
   // Every method that runs on the owner core, each called once.
@@ -49,23 +49,23 @@ class OnCoreTest : public ::testing::Test {
            storage::testing::Bytes batch = storage::testing::make_batch(1, 10, 1);
            std::span<std::byte> rented = BufferPool::global().rent(batch.size());
            std::copy(batch.begin(), batch.end(), rented.begin());
-           partition_->append(rented.first(batch.size()), rented.data(), false, reply());
+           partition_->append(rented.first(batch.size()), rented.data(), AckAfter::kWrite, reply());
          }},
-        {"read", [this] { partition_->read(0, 1024, reply()); }},
+        {"read", [this] { partition_->read(Offset(0), 1024, reply()); }},
         {"add_waiter",
          [this] {
            partition_->add_waiter(FetchWaiter{.context = &cores_.context(1),
                                               .keep_alive = nullptr,
                                               .armed = &armed_,
                                               .generation = 0,
-                                              .fetch_offset = 0,
+                                              .fetch_offset = Offset(0),
                                               .wake = [](void*, uint64_t) {},
                                               .ctx = nullptr});
          }},
         {"tick", [this] { partition_->tick(); }},
         {"enforce_retention", [this] { partition_->enforce_retention(); }},
         {"wake_waiters", [this] { partition_->wake_waiters(); }},
-        {"close", [this] { partition_->close(); }},
+        {"close", [this] { partition_->close(Closing::kShutdown); }},
     };
   }
 
@@ -111,7 +111,7 @@ TEST_F(OnCoreTest, TheOwnerCoreMayCallEveryMethod) {
   }
   // The accessors any thread may use are not checked.
   CoreSet::Binding other(1);
-  EXPECT_EQ(partition_->high_watermark(), 1);
+  EXPECT_EQ(partition_->high_watermark().value(), 1);
   EXPECT_FALSE(partition_->corrupt());
 }
 

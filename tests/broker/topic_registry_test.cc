@@ -122,10 +122,10 @@ class Registry {
     reply.fn = [](void* ctx, uint32_t, PartitionReply& r) {
       static_cast<Answer*>(ctx)->reply = std::move(r);
     };
-    partition.append(rented.first(bytes.size()), rented.data(), false, std::move(reply));
+    partition.append(rented.first(bytes.size()), rented.data(), AckAfter::kWrite, std::move(reply));
     run_until([&] { return answer.reply.has_value(); });
     if (!answer.reply->status.ok()) return answer.reply->status;
-    return answer.reply->base_offset;
+    return answer.reply->base_offset.value();
   }
 
   // Names of the entries of DATA_DIR/topics.

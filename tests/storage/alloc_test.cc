@@ -21,7 +21,7 @@ TEST(StorageAllocations, AppendReadAndFlushAllocateNothing) {
   ASSERT_TRUE(log.ok());
   testing::Bytes batch = testing::make_batch(4, 250, 1);
   std::vector<std::byte> out(64 * 1024);
-  int64_t read_from = 0;
+  Offset read_from(0);
   bool ok = true;
   auto one_round = [&](int i) {
     Result<AppendResult> r = (*log)->append(batch);
@@ -40,7 +40,7 @@ TEST(StorageAllocations, AppendReadAndFlushAllocateNothing) {
   EXPECT_EQ(scope.thread_allocations(), 0u);
   EXPECT_TRUE(ok);
   EXPECT_EQ((*log)->segment_count(), 1u);
-  EXPECT_GT(read_from, 20000);
+  EXPECT_GT(read_from, Offset(20000));
 }
 
 }  // namespace

@@ -119,10 +119,10 @@ void expect_logs_unchanged(MemoryFileSystem& fs, const Files& files) {
 // offset gaps between batches; returns the stored batches.
 std::vector<Bytes> read_all(PartitionLog& log, uint64_t max_bytes = 1 << 20) {
   std::vector<Bytes> out;
-  int64_t offset = log.log_start_offset();
+  Offset offset = log.log_start_offset();
   while (offset < log.high_watermark()) {
     Result<FileSlice> slice = log.read(offset, max_bytes);
-    EXPECT_TRUE(slice.ok()) << "offset " << offset << ": " << slice.status().to_string();
+    EXPECT_TRUE(slice.ok()) << "offset " << offset.value() << ": " << slice.status().to_string();
     if (!slice.ok() || slice->empty()) break;
     Bytes bytes(slice->length);
     EXPECT_TRUE(read_slice(*slice, bytes).ok());
@@ -144,7 +144,7 @@ std::vector<Bytes> read_all(PartitionLog& log, uint64_t max_bytes = 1 << 20) {
 void expect_not_served(PartitionLog& log, const Place& damaged, int64_t end_offset) {
   EXPECT_TRUE(log.corrupt());
   for (int64_t offset : {damaged.base_offset, int64_t{0}, damaged.last_offset + 1}) {
-    Result<FileSlice> r = log.read(offset, 1 << 20);
+    Result<FileSlice> r = log.read(Offset(offset), 1 << 20);
     ASSERT_FALSE(r.ok()) << "offset " << offset << " was served";
     EXPECT_EQ(r.status().code(), ErrorCode::kCorruptMessage);
     const std::string message(r.status().message());
@@ -178,7 +178,7 @@ Files flip_and_expect_not_served(MemoryFileSystem& fs, const Written& w, std::si
   expect_not_served(*log, w.places[k], w.places[k + 1].base_offset);
   expect_logs_unchanged(fs, files);
   EXPECT_EQ(log->segment_count(), w.segments);
-  EXPECT_EQ(log->log_end_offset(), w.places.back().last_offset + 1);
+  EXPECT_EQ(log->log_end_offset(), Offset(w.places.back().last_offset + 1));
   return files;
 }
 
@@ -307,15 +307,15 @@ TEST(Integrity, RepairKeepsLaterOffsetsAndReadsAcrossTheGap) {
     auto log = PartitionLog::open(fs, kDir, config());
     ASSERT_TRUE(log.ok()) << log.status().to_string();
     ASSERT_FALSE((*log)->corrupt()) << (*log)->corruption()->describe();
-    EXPECT_EQ((*log)->log_end_offset(), end);
+    EXPECT_EQ((*log)->log_end_offset(), Offset(end));
     for (uint64_t max_bytes : {uint64_t{1}, uint64_t{1000}, uint64_t{1} << 20}) {
       EXPECT_TRUE(testing::SameBatches(read_all(**log, max_bytes), want)) << max_bytes;
     }
     for (std::size_t k : {sealed, active}) {
       for (int64_t o = w.places[k].base_offset; o <= w.places[k].last_offset; ++o) {
-        Result<FileSlice> s = (*log)->read(o, 1);
+        Result<FileSlice> s = (*log)->read(Offset(o), 1);
         ASSERT_TRUE(s.ok()) << s.status().to_string();
-        EXPECT_EQ(s->first_offset, w.places[k + 1].base_offset) << "read at " << o;
+        EXPECT_EQ(s->first_offset, Offset(w.places[k + 1].base_offset)) << "read at " << o;
       }
     }
     if (round == 0) {
@@ -328,7 +328,7 @@ TEST(Integrity, RepairKeepsLaterOffsetsAndReadsAcrossTheGap) {
   Bytes next = make_batch(2, 10, 77);
   Result<AppendResult> r = (*log)->append(next);
   ASSERT_TRUE(r.ok());
-  EXPECT_EQ(r->base_offset, end);
+  EXPECT_EQ(r->base_offset, Offset(end));
   // Nothing left to repair.
   log->reset();
   Result<RepairReport> again = repair_partition_log(fs, kDir, config());
@@ -408,11 +408,11 @@ TEST(Integrity, GarbledLengthFoundByAReadMakesThePartitionCorrupt) {
   auto log = PartitionLog::open(fs, kDir, config());
   ASSERT_TRUE(log.ok());
   EXPECT_FALSE((*log)->corrupt()) << "verified bytes are not checked again at open";
-  Result<FileSlice> r = (*log)->read(w.places[k].base_offset, 1 << 20);
+  Result<FileSlice> r = (*log)->read(Offset(w.places[k].base_offset), 1 << 20);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), ErrorCode::kCorruptMessage);
   EXPECT_TRUE((*log)->corrupt());
-  EXPECT_FALSE((*log)->read(0, 100).ok());
+  EXPECT_FALSE((*log)->read(Offset(0), 100).ok());
   log->reset();
   auto again = PartitionLog::open(fs, kDir, config());
   ASSERT_TRUE(again.ok());
@@ -440,7 +440,7 @@ TEST(Integrity, VerifyReadsCatchesAFlipAfterOpen) {
     }
     // Batch 20 sits in the active or a sealed segment; find it on disk.
     const int64_t base = batch::parse_header(stored[20])->base_offset;
-    Result<FileSlice> where = (*log)->read(base, 1);
+    Result<FileSlice> where = (*log)->read(Offset(base), 1);
     ASSERT_TRUE(where.ok());
     std::string path;
     const auto names = fs.list_dir(kDir);
@@ -458,7 +458,7 @@ TEST(Integrity, VerifyReadsCatchesAFlipAfterOpen) {
     bytes[where->position + stored[20].size() - 3] ^= std::byte{0x10};
     fs.set_contents(path, bytes);
 
-    Result<FileSlice> before = (*log)->read(base, 1 << 20);
+    Result<FileSlice> before = (*log)->read(Offset(base), 1 << 20);
     if (!verify) {
       EXPECT_TRUE(before.ok());
       EXPECT_FALSE((*log)->corrupt());
@@ -469,7 +469,7 @@ TEST(Integrity, VerifyReadsCatchesAFlipAfterOpen) {
     EXPECT_NE(std::string(before.status().message()).find(std::to_string(base)), std::string::npos)
         << before.status().message();
     EXPECT_TRUE((*log)->corrupt());
-    EXPECT_FALSE((*log)->read(0, 100).ok());
+    EXPECT_FALSE((*log)->read(Offset(0), 100).ok());
     // The earlier batches stay intact on disk; a restart (even without the
     // switch, even after a clean close) does not serve the damage.
     (void)(*log)->close();
@@ -477,7 +477,7 @@ TEST(Integrity, VerifyReadsCatchesAFlipAfterOpen) {
     auto again = PartitionLog::open(fs, kDir, config());
     ASSERT_TRUE(again.ok());
     EXPECT_TRUE((*again)->corrupt());
-    EXPECT_FALSE((*again)->read(base, 1 << 20).ok());
+    EXPECT_FALSE((*again)->read(Offset(base), 1 << 20).ok());
   }
 }
 
@@ -508,7 +508,7 @@ TEST(Integrity, StartVerifiesOnlyBytesAfterTheVerifiedPoint) {
   before = fs.bytes_read();
   auto log = PartitionLog::open(fs, kDir, big);
   ASSERT_TRUE(log.ok());
-  EXPECT_EQ((*log)->log_end_offset(), 400);
+  EXPECT_EQ((*log)->log_end_offset(), Offset(400));
   EXPECT_LT(fs.bytes_read() - before, log_bytes / 20);
 }
 
@@ -582,7 +582,7 @@ TEST(Integrity, SealedSegmentCheckFindsDamage) {
   ASSERT_TRUE((*log)->corrupt());
   EXPECT_EQ((*log)->corruption()->first_offset, 2);
   EXPECT_EQ((*log)->corruption()->end_offset, 4);
-  EXPECT_FALSE((*log)->read(0, 1 << 20).ok());
+  EXPECT_FALSE((*log)->read(Offset(0), 1 << 20).ok());
   log->reset();
   auto again = PartitionLog::open(fs, kDir, config());
   ASSERT_TRUE(again.ok());

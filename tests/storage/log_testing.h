@@ -6,13 +6,28 @@
 #include <stdlib.h>
 
 #include <filesystem>
+#include <ostream>
 #include <string>
 #include <vector>
 
 #include "spillway/common/endian.h"
+#include "spillway/common/ids.h"
 #include "spillway/common/record_batch.h"
 #include "spillway/storage/partition_log.h"
 #include "test_batches.h"
+
+namespace spillway {
+
+// gtest prints offsets and ids as their numbers (found by ADL).
+inline void PrintTo(Offset offset, std::ostream* os) {
+  *os << offset.value();
+}
+template <typename T, typename Tag>
+void PrintTo(NamedInt<T, Tag> id, std::ostream* os) {
+  *os << +id.value();
+}
+
+}  // namespace spillway
 
 namespace spillway::storage::testing {
 
@@ -30,7 +45,7 @@ inline LogConfig small_log_config(FlushPolicy policy = FlushPolicy::kInterval) {
 // `max_bytes` per read. Fails the test on a read error or a non-dense log.
 inline std::vector<Bytes> read_batches(PartitionLog& log, int64_t from, uint64_t max_bytes) {
   std::vector<Bytes> out;
-  int64_t offset = from;
+  Offset offset(from);
   int64_t expected_base = -1;
   while (offset < log.high_watermark()) {
     Result<FileSlice> slice = log.read(offset, max_bytes);

@@ -78,11 +78,11 @@ class MemoryFile final : public File {
   std::shared_ptr<MemoryFileSystem::Node> node_;
 };
 
-Result<std::unique_ptr<File>> MemoryFileSystem::open(const std::string& path, bool create) {
+Result<std::unique_ptr<File>> MemoryFileSystem::open(const std::string& path, OpenMode mode) {
   std::lock_guard lock(mu_);
   auto it = files_.find(path);
   if (it == files_.end()) {
-    if (!create) return status_from_errno(ENOENT, "open " + path);
+    if (mode != OpenMode::kCreate) return status_from_errno(ENOENT, "open " + path);
     it = files_.emplace(path, std::make_shared<Node>()).first;
     it->second->mtime_ms = ++clock_;
   }

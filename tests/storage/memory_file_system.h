@@ -43,7 +43,7 @@ class MemoryFileSystem final : public FileSystem {
 
   Faults& faults() { return faults_; }
 
-  Result<std::unique_ptr<File>> open(const std::string& path, bool create) override;
+  Result<std::unique_ptr<File>> open(const std::string& path, OpenMode mode) override;
   Status remove(const std::string& path) override;
   Status remove_all(const std::string& path) override;
   Status rename(const std::string& from, const std::string& to) override;

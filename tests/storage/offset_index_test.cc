@@ -30,7 +30,7 @@ TEST(OffsetIndex, LookupFindsGreatestEntryAtOrBelow) {
 
 TEST(OffsetIndex, PersistsAndLoadsItsFileImage) {
   MemoryFileSystem fs;
-  auto file = fs.open("/i", true);
+  auto file = fs.open("/i", OpenMode::kCreate);
   ASSERT_TRUE(file.ok());
   OffsetIndex index(1000);
   index.add(1005, 4096);
@@ -55,7 +55,7 @@ TEST(OffsetIndex, PersistsAndLoadsItsFileImage) {
 
 TEST(OffsetIndex, LoadRejectsBrokenFiles) {
   MemoryFileSystem fs;
-  auto file = fs.open("/i", true);
+  auto file = fs.open("/i", OpenMode::kCreate);
   OffsetIndex index(0);
   index.add(5, 100);
   index.add(9, 200);

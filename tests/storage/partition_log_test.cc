@@ -37,7 +37,7 @@ std::vector<Bytes> append_many(PartitionLog& log, int n, uint64_t seed) {
   std::vector<Bytes> stored;
   for (int i = 0; i < n; ++i) {
     Bytes b = make_batch(1 + (i % 5), 40 + (i * 37) % 400, seed + i);
-    Result<AppendResult> r = log.append(b, 7);
+    Result<AppendResult> r = log.append(b, LeaderEpoch(7));
     EXPECT_TRUE(r.ok()) << r.status().to_string();
     stored.push_back(b);  // append stamped offset and epoch into b
   }
@@ -62,7 +62,7 @@ TEST(PartitionLog, RoundTripAcrossSegmentRolls) {
     EXPECT_EQ(h->partition_leader_epoch, 7);
     next = h->last_offset() + 1;
   }
-  EXPECT_EQ(log->log_end_offset(), next);
+  EXPECT_EQ(log->log_end_offset(), Offset(next));
   // Segment files are named by their 20-digit base offset.
   auto names = fs.list_dir(kDir);
   ASSERT_TRUE(names.ok());
@@ -96,10 +96,10 @@ TEST(PartitionLog, ReadFromTheMiddleOfABatchStartsAtThatBatch) {
   ASSERT_TRUE(log->append(first).ok());
   ASSERT_TRUE(log->append(second).ok());
   for (int64_t offset = 3; offset < 8; ++offset) {
-    Result<FileSlice> slice = log->read(offset, 1);
+    Result<FileSlice> slice = log->read(Offset(offset), 1);
     ASSERT_TRUE(slice.ok());
-    EXPECT_EQ(slice->first_offset, 3);
-    EXPECT_EQ(slice->next_offset, 8);
+    EXPECT_EQ(slice->first_offset, Offset(3));
+    EXPECT_EQ(slice->next_offset, Offset(8));
     Bytes got(slice->length);
     ASSERT_TRUE(read_slice(*slice, got).ok());
     EXPECT_TRUE(got == second);
@@ -113,13 +113,13 @@ TEST(PartitionLog, FirstBatchWholeEvenAboveMaxBytesThenOnlyWholeBatches) {
   ASSERT_TRUE(log->append(a).ok());
   ASSERT_TRUE(log->append(b).ok());
   ASSERT_TRUE(log->append(c).ok());
-  Result<FileSlice> one = log->read(0, 10);
+  Result<FileSlice> one = log->read(Offset(0), 10);
   ASSERT_TRUE(one.ok());
   EXPECT_EQ(one->length, a.size());
-  Result<FileSlice> two = log->read(0, a.size() + b.size() + c.size() - 1);
+  Result<FileSlice> two = log->read(Offset(0), a.size() + b.size() + c.size() - 1);
   ASSERT_TRUE(two.ok());
   EXPECT_EQ(two->length, a.size() + b.size());
-  EXPECT_EQ(two->next_offset, 2);
+  EXPECT_EQ(two->next_offset, Offset(2));
 }
 
 TEST(PartitionLog, ReadOutsideTheLogIsOutOfRangeAndAtTheEndEmpty) {
@@ -127,9 +127,9 @@ TEST(PartitionLog, ReadOutsideTheLogIsOutOfRangeAndAtTheEndEmpty) {
   auto log = open_log(fs, small_config());
   Bytes a = make_batch(2, 10, 1);
   ASSERT_TRUE(log->append(a).ok());
-  EXPECT_EQ(log->read(3, 100).status().code(), ErrorCode::kOffsetOutOfRange);
-  EXPECT_EQ(log->read(-1, 100).status().code(), ErrorCode::kOffsetOutOfRange);
-  Result<FileSlice> end = log->read(2, 100);
+  EXPECT_EQ(log->read(Offset(3), 100).status().code(), ErrorCode::kOffsetOutOfRange);
+  EXPECT_EQ(log->read(Offset(-1), 100).status().code(), ErrorCode::kOffsetOutOfRange);
+  Result<FileSlice> end = log->read(Offset(2), 100);
   ASSERT_TRUE(end.ok());
   EXPECT_TRUE(end->empty());
 }
@@ -146,7 +146,7 @@ TEST(PartitionLog, RejectsBatchesWhoseHeaderDisagreesWithTheirSize) {
   EXPECT_EQ(log->append(truncated).status().code(), ErrorCode::kCorruptMessage);
   Bytes tiny(10);
   EXPECT_EQ(log->append(tiny).status().code(), ErrorCode::kCorruptMessage);
-  EXPECT_EQ(log->log_end_offset(), 0);
+  EXPECT_EQ(log->log_end_offset(), Offset(0));
 }
 
 TEST(PartitionLog, IndexIsSparseAndRebuiltAfterDeletion) {
@@ -182,13 +182,13 @@ TEST(PartitionLog, IndexIsSparseAndRebuiltAfterDeletion) {
   for (const Bytes& b : stored) {
     auto h = batch::parse_header(b);
     for (int64_t o = h->base_offset; o <= h->last_offset(); ++o) {
-      Result<FileSlice> s = log->read(o, 1);
+      Result<FileSlice> s = log->read(Offset(o), 1);
       ASSERT_TRUE(s.ok());
-      EXPECT_EQ(s->first_offset, h->base_offset);
+      EXPECT_EQ(s->first_offset, Offset(h->base_offset));
     }
     offset = h->last_offset() + 1;
   }
-  EXPECT_EQ(offset, log->log_end_offset());
+  EXPECT_EQ(Offset(offset), log->log_end_offset());
 }
 
 TEST(PartitionLog, RollsByAge) {
@@ -232,11 +232,11 @@ TEST(PartitionLog, RetentionByBytesDeletesExactlyTheOldestSegments) {
   Result<std::size_t> deleted = reopened->enforce_retention();
   ASSERT_TRUE(deleted.ok());
   EXPECT_EQ(*deleted, 3u);
-  EXPECT_EQ(reopened->log_start_offset(), 12);
+  EXPECT_EQ(reopened->log_start_offset(), Offset(12));
   EXPECT_FALSE(fs.exists(std::string(kDir) + "/00000000000000000008.log"));
   EXPECT_FALSE(fs.exists(std::string(kDir) + "/00000000000000000008.index"));
   EXPECT_TRUE(fs.exists(std::string(kDir) + "/00000000000000000012.log"));
-  EXPECT_EQ(reopened->read(11, 100).status().code(), ErrorCode::kOffsetOutOfRange);
+  EXPECT_EQ(reopened->read(Offset(11), 100).status().code(), ErrorCode::kOffsetOutOfRange);
   EXPECT_EQ(read_batches(*reopened, 12, 1 << 20).size(), 10u);
   // Never the active segment, whatever the limit.
   reopened.reset();
@@ -244,7 +244,7 @@ TEST(PartitionLog, RetentionByBytesDeletesExactlyTheOldestSegments) {
   auto zero = open_log(fs, limited);
   ASSERT_TRUE(zero->enforce_retention().ok());
   EXPECT_EQ(zero->segment_count(), 1u);
-  EXPECT_EQ(zero->log_start_offset(), 20);
+  EXPECT_EQ(zero->log_start_offset(), Offset(20));
   EXPECT_EQ(read_batches(*zero, 20, 1 << 20).size(), 2u);
 }
 
@@ -269,13 +269,13 @@ TEST(PartitionLog, RetentionByAgeDeletesExactlyTheExpiredSegments) {
   Result<std::size_t> deleted = log->enforce_retention();
   ASSERT_TRUE(deleted.ok());
   EXPECT_EQ(*deleted, 3u);
-  EXPECT_EQ(log->log_start_offset(), 12);
+  EXPECT_EQ(log->log_start_offset(), Offset(12));
   now += 100'000;  // everything expired, but the active segment stays
   deleted = log->enforce_retention();
   ASSERT_TRUE(deleted.ok());
   EXPECT_EQ(*deleted, 1u);
   EXPECT_EQ(log->segment_count(), 1u);
-  EXPECT_EQ(read_batches(*log, log->log_start_offset(), 1 << 20).size(), 4u);
+  EXPECT_EQ(read_batches(*log, log->log_start_offset().value(), 1 << 20).size(), 4u);
 }
 
 TEST(PartitionLog, DurableHighWatermarkFollowsFlush) {
@@ -285,17 +285,17 @@ TEST(PartitionLog, DurableHighWatermarkFollowsFlush) {
   auto log = open_log(fs, config);
   Bytes b = make_batch(2, 10, 1);
   ASSERT_TRUE(log->append(b).ok());
-  EXPECT_EQ(log->log_end_offset(), 2);
-  EXPECT_EQ(log->high_watermark(), 0);
-  EXPECT_TRUE(log->read(0, 100)->empty());
+  EXPECT_EQ(log->log_end_offset(), Offset(2));
+  EXPECT_EQ(log->high_watermark(), Offset(0));
+  EXPECT_TRUE(log->read(Offset(0), 100)->empty());
   const uint64_t syncs = fs.sync_count();
   FlushRequest req = log->begin_flush();
   ASSERT_TRUE(req.needed());
-  EXPECT_EQ(req.target_offset, 2);
+  EXPECT_EQ(req.target_offset, Offset(2));
   ASSERT_TRUE(log->finish_flush(req, PartitionLog::run_flush(req)).ok());
   EXPECT_EQ(fs.sync_count(), syncs + 1);
-  EXPECT_EQ(log->high_watermark(), 2);
-  EXPECT_EQ(log->read(0, 100)->length, b.size());
+  EXPECT_EQ(log->high_watermark(), Offset(2));
+  EXPECT_EQ(log->read(Offset(0), 100)->length, b.size());
   EXPECT_FALSE(log->begin_flush().needed());
 }
 
@@ -330,16 +330,16 @@ TEST(PartitionLog, IntervalPolicyFlushesByBytesAndByTime) {
   ASSERT_TRUE(log->append(b).ok());
   ASSERT_TRUE(log->append(b).ok());
   EXPECT_EQ(fs.sync_count(), base_syncs);
-  EXPECT_EQ(log->durable_offset(), 0);
+  EXPECT_EQ(log->durable_offset(), Offset(0));
   ASSERT_TRUE(log->append(b).ok());  // 3000 bytes: flush
   EXPECT_EQ(fs.sync_count(), base_syncs + 1);
-  EXPECT_EQ(log->durable_offset(), 3);
+  EXPECT_EQ(log->durable_offset(), Offset(3));
   ASSERT_TRUE(log->append(b).ok());
   ASSERT_TRUE(log->tick().ok());
-  EXPECT_EQ(log->durable_offset(), 3);  // not yet 100 ms
+  EXPECT_EQ(log->durable_offset(), Offset(3));  // not yet 100 ms
   now += 100;
   ASSERT_TRUE(log->tick().ok());
-  EXPECT_EQ(log->durable_offset(), 4);
+  EXPECT_EQ(log->durable_offset(), Offset(4));
 }
 
 TEST(PartitionLog, WritebackRequestsCoverEachAppendedByteOnceAndRestartAfterARoll) {

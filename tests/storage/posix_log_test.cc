@@ -28,7 +28,7 @@ TEST(PosixLog, SlicesCanBeSentWithSendfile) {
   const std::string out_path = scratch.path() + "/out";
   const int out = ::open(out_path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   ASSERT_GE(out, 0);
-  int64_t offset = 0;
+  Offset offset(0);
   while (offset < (*log)->high_watermark()) {
     Result<FileSlice> slice = (*log)->read(offset, 5000);
     ASSERT_TRUE(slice.ok());
@@ -68,7 +68,7 @@ TEST(PosixLog, WritebackOfTheActiveSegmentSucceedsAndChangesNothing) {
   EXPECT_EQ(wb.offset, 0u);
   EXPECT_EQ(wb.length, expected.size());
   EXPECT_TRUE(PartitionLog::run_writeback(wb).ok());
-  Result<FileSlice> slice = (*log)->read(0, expected.size());
+  Result<FileSlice> slice = (*log)->read(Offset(0), expected.size());
   ASSERT_TRUE(slice.ok());
   Bytes got(slice->length);
   ASSERT_TRUE(slice->file->read_at(got, slice->position).ok());

@@ -77,14 +77,14 @@ void expect_recovered_to(MemoryFileSystem& fs, PartitionLog& log, std::size_t n,
   std::vector<Bytes> want(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(n));
   EXPECT_TRUE(testing::SameBatches(read_batches(log, 0, 1 << 20), want)) << what;
   EXPECT_TRUE(testing::SameBatches(read_batches(log, 0, 1), want)) << what;
-  const int64_t end = batch::parse_header(all[n - 1])->last_offset() + 1;
+  const Offset end(batch::parse_header(all[n - 1])->last_offset() + 1);
   EXPECT_EQ(log.log_end_offset(), end) << what;
   EXPECT_EQ(log.read(end + 1, 100).status().code(), ErrorCode::kOffsetOutOfRange) << what;
   Bytes next = make_batch(2, 10, 999);
   Result<AppendResult> r = log.append(next);
   ASSERT_TRUE(r.ok()) << what;
   EXPECT_EQ(r->base_offset, end) << what;
-  auto tail = read_batches(log, end, 1 << 20);
+  auto tail = read_batches(log, end.value(), 1 << 20);
   ASSERT_EQ(tail.size(), 1u) << what;
   EXPECT_TRUE(tail[0] == next) << what;
 }
@@ -216,7 +216,7 @@ TEST(Recovery, OnlyBytesAfterTheVerifiedPointAreChecked) {
   {
     auto log = PartitionLog::open(fs, kDir, big);
     ASSERT_TRUE(log.ok());
-    EXPECT_EQ((*log)->log_end_offset(), 400);
+    EXPECT_EQ((*log)->log_end_offset(), Offset(400));
     EXPECT_GE(fs.bytes_read() - before, log_bytes);  // appended after the last open: checked
   }                                                  // destroyed without close(): a crash
   before = fs.bytes_read();
@@ -224,7 +224,7 @@ TEST(Recovery, OnlyBytesAfterTheVerifiedPointAreChecked) {
   {
     auto log = PartitionLog::open(fs, kDir, big);
     ASSERT_TRUE(log.ok());
-    EXPECT_EQ((*log)->log_end_offset(), 400);
+    EXPECT_EQ((*log)->log_end_offset(), Offset(400));
     // The index and a few headers past its last entry, not the log.
     EXPECT_LT(fs.bytes_read() - before, log_bytes / 20);
     append(**log, 200, 50);
@@ -232,7 +232,7 @@ TEST(Recovery, OnlyBytesAfterTheVerifiedPointAreChecked) {
   before = fs.bytes_read();
   auto log = PartitionLog::open(fs, kDir, big);
   ASSERT_TRUE(log.ok());
-  EXPECT_EQ((*log)->log_end_offset(), 500);
+  EXPECT_EQ((*log)->log_end_offset(), Offset(500));
   const uint64_t read = fs.bytes_read() - before;
   EXPECT_GE(read, log_bytes - checked_bytes);  // the 50 new batches
   EXPECT_LT(read, log_bytes - checked_bytes + log_bytes / 20);
@@ -277,7 +277,7 @@ TEST(Recovery, PowerLossKeepsEverythingFlushed) {
   auto log = PartitionLog::open(fs, kDir, durable);
   ASSERT_TRUE(log.ok());
   EXPECT_TRUE(testing::SameBatches(read_batches(**log, 0, 1 << 20), flushed));
-  EXPECT_EQ((*log)->log_end_offset(), 60);
+  EXPECT_EQ((*log)->log_end_offset(), Offset(60));
 }
 
 // The same on the real file system, at the interesting cuts (every byte is
@@ -297,7 +297,7 @@ TEST(Recovery, RealDiskTruncationInsideTheLastBatch) {
     for (const auto& [path, bytes] : c.files) {
       std::vector<std::byte> data = bytes;
       if (path == c.active_log) data.resize(cut);
-      auto f = fs.open(dir + path.substr(std::string(kDir).size()), true);
+      auto f = fs.open(dir + path.substr(std::string(kDir).size()), OpenMode::kCreate);
       ASSERT_TRUE(f.ok());
       ASSERT_TRUE(write_all(**f, data, 0).ok());
     }
@@ -305,7 +305,7 @@ TEST(Recovery, RealDiskTruncationInsideTheLastBatch) {
     ASSERT_TRUE(log.ok()) << log.status().to_string();
     std::vector<Bytes> want(c.batches.begin(), c.batches.end() - 1);
     EXPECT_TRUE(testing::SameBatches(read_batches(**log, 0, 1 << 20), want)) << "cut at " << cut;
-    auto f = fs.open(dir + c.active_log.substr(std::string(kDir).size()), false);
+    auto f = fs.open(dir + c.active_log.substr(std::string(kDir).size()), OpenMode::kExisting);
     EXPECT_EQ(*(*f)->size(), c.last_batch_position);
   }
 }

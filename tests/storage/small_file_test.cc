@@ -55,7 +55,7 @@ TEST_F(SmallFileFaults, ShortWritesStillWriteTheWholeFile) {
 }
 
 TEST_F(SmallFileFaults, ALongerTempFromAnEarlierAttemptIsCutToTheNewContents) {
-  ASSERT_TRUE(write_all(**fs_.open(std::string(kPath) + ".tmp", true),
+  ASSERT_TRUE(write_all(**fs_.open(std::string(kPath) + ".tmp", OpenMode::kCreate),
                         std::as_bytes(std::span(std::string_view("left over by a crash"))), 0)
                   .ok());
   ASSERT_TRUE(write_file_atomically(fs_, kPath, "new").ok());

@@ -34,7 +34,7 @@ Status read_exact(File& file, std::span<std::byte> out, uint64_t offset) {
 Status write_file_atomically(FileSystem& fs, const std::string& path, std::string_view contents) {
   const std::string tmp = path + ".tmp";
   {
-    Result<std::unique_ptr<File>> file = fs.open(tmp, /*create=*/true);
+    Result<std::unique_ptr<File>> file = fs.open(tmp, OpenMode::kCreate);
     if (!file.ok()) return std::move(file).take_status();
     // A .tmp left by an earlier attempt may be longer than `contents`.
     SPILLWAY_RETURN_IF_ERROR((*file)->truncate(0));

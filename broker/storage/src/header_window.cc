@@ -26,7 +26,9 @@ Result<StoredBatch> HeaderWindow::at(uint64_t position, uint32_t max_batch_bytes
   if (size > max_batch_bytes || position + size > end_ || h->last_offset_delta < 0) {
     return Status(ErrorCode::kCorruptMessage, "batch size or offset delta out of range");
   }
-  return StoredBatch{h->base_offset, h->base_offset + h->last_offset_delta, size};
+  return StoredBatch{.base_offset = h->base_offset,
+                     .last_offset = h->base_offset + h->last_offset_delta,
+                     .size = size};
 }
 
 }  // namespace spillway::storage

@@ -21,7 +21,7 @@ constexpr std::size_t kSize = 28;
 
 std::optional<LogPosition> read_log_position(FileSystem& fs, const std::string& path) {
   if (!fs.exists(path)) return std::nullopt;
-  Result<std::unique_ptr<File>> file = fs.open(path, false);
+  Result<std::unique_ptr<File>> file = fs.open(path, OpenMode::kExisting);
   std::array<std::byte, kSize> buf;
   Status st = file.ok() ? read_exact(**file, buf, 0) : file.status();
   if (st.ok()) {
@@ -48,7 +48,7 @@ Status write_log_position(FileSystem& fs, const std::string& path, LogPosition p
   store_be<int64_t>(buf.data() + 8, pos.segment);
   store_be<uint64_t>(buf.data() + 16, pos.position);
   store_be<uint32_t>(buf.data() + 24, crc32c(std::span(buf).first(24)));
-  Result<std::unique_ptr<File>> file = fs.open(path, true);
+  Result<std::unique_ptr<File>> file = fs.open(path, OpenMode::kCreate);
   if (!file.ok()) return std::move(file).take_status();
   SPILLWAY_RETURN_IF_ERROR(write_all(**file, buf, 0));
   SPILLWAY_RETURN_IF_ERROR((*file)->truncate(kSize));

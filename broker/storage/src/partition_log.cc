@@ -55,12 +55,12 @@ Status read_slice(const FileSlice& slice, std::span<std::byte> out) {
   return read_exact(*slice.file, out, slice.position);
 }
 
-int64_t PartitionLog::log_start_offset() const {
-  return segments_.front()->base_offset();
+Offset PartitionLog::log_start_offset() const {
+  return Offset(segments_.front()->base_offset());
 }
 
-int64_t PartitionLog::high_watermark() const {
-  return config_.flush_policy == FlushPolicy::kDurable ? durable_offset_ : next_offset_;
+Offset PartitionLog::high_watermark() const {
+  return Offset(config_.flush_policy == FlushPolicy::kDurable ? durable_offset_ : next_offset_);
 }
 
 uint64_t PartitionLog::size_bytes() const {
@@ -129,10 +129,10 @@ std::unique_ptr<SealedSegmentCheck> PartitionLog::next_sealed_check() const {
   return nullptr;
 }
 
-std::unique_ptr<SealedSegmentCheck> PartitionLog::sealed_check_from(int64_t from) const {
+std::unique_ptr<SealedSegmentCheck> PartitionLog::sealed_check_from(Offset from) const {
   if (closed_ || corrupt()) return nullptr;
   auto it = std::lower_bound(
-      segments_.begin(), segments_.end() - 1, from,
+      segments_.begin(), segments_.end() - 1, from.value(),
       [](const std::unique_ptr<Segment>& s, int64_t o) { return s->base_offset() < o; });
   if (it == segments_.end() - 1) return nullptr;
   const Segment& seg = **it;
@@ -178,7 +178,7 @@ Status PartitionLog::read_only_error() const {
   return read_only_reason_;
 }
 
-Result<AppendResult> PartitionLog::append(std::span<std::byte> batch, int32_t leader_epoch) {
+Result<AppendResult> PartitionLog::append(std::span<std::byte> batch, LeaderEpoch leader_epoch) {
   if (closed_ || read_only()) return read_only_error();
   if (corrupt()) return corrupt_error();
   if (batch.size() > config_.max_batch_bytes) {
@@ -199,7 +199,7 @@ Result<AppendResult> PartitionLog::append(std::span<std::byte> batch, int32_t le
   const int64_t base = next_offset_;
   const int64_t last = base + header->last_offset_delta;
   batch::set_base_offset(batch, base);
-  batch::set_partition_leader_epoch(batch, leader_epoch);
+  batch::set_partition_leader_epoch(batch, leader_epoch.value());
   SPILLWAY_RETURN_IF_ERROR(segments_.back()->append(batch, base, last, now));
   next_offset_ = last + 1;
   unflushed_bytes_ += batch.size();
@@ -208,15 +208,17 @@ Result<AppendResult> PartitionLog::append(std::span<std::byte> batch, int32_t le
        now - last_flush_ms_ >= config_.flush_interval_ms)) {
     SPILLWAY_RETURN_IF_ERROR(flush());
   }
-  return AppendResult{base, last};
+  return AppendResult{.base_offset = Offset(base), .last_offset = Offset(last)};
 }
 
-Result<FileSlice> PartitionLog::read(int64_t offset, uint64_t max_bytes) {
+Result<FileSlice> PartitionLog::read(Offset from, uint64_t max_bytes) {
   if (corrupt()) return corrupt_error();
-  const int64_t hwm = high_watermark();
-  if (offset < log_start_offset() || offset > hwm) {
+  int64_t offset = from.value();
+  const int64_t hwm = high_watermark().value();
+  const int64_t start = log_start_offset().value();
+  if (offset < start || offset > hwm) {
     return Status(ErrorCode::kOffsetOutOfRange, "offset " + std::to_string(offset) + " outside [" +
-                                                    std::to_string(log_start_offset()) + ", " +
+                                                    std::to_string(start) + ", " +
                                                     std::to_string(hwm) + "]");
   }
   // The last segment whose base offset is <= offset.
@@ -251,15 +253,15 @@ Result<FileSlice> PartitionLog::read(int64_t offset, uint64_t max_bytes) {
   FileSlice slice;
   slice.position = range->position;
   slice.length = range->length;
-  slice.first_offset = range->first_offset;
-  slice.next_offset = range->next_offset;
+  slice.first_offset = Offset(range->first_offset);
+  slice.next_offset = Offset(range->next_offset);
   if (slice.length > 0) slice.file = seg.log_file();
   return slice;
 }
 
 FlushRequest PartitionLog::begin_flush() {
   FlushRequest request;
-  request.target_offset = next_offset_;
+  request.target_offset = Offset(next_offset_);
   if (next_offset_ > durable_offset_ && !read_only() && !closed_) {
     request.file = segments_.back()->log_file();
   }
@@ -277,8 +279,8 @@ Status PartitionLog::finish_flush(const FlushRequest& request, Status result) {
     return result;
   }
   // Only a sync that actually ran may move the durable offset.
-  if (request.needed() && request.target_offset > durable_offset_) {
-    durable_offset_ = request.target_offset;
+  if (request.needed() && request.target_offset.value() > durable_offset_) {
+    durable_offset_ = request.target_offset.value();
   }
   if (durable_offset_ == next_offset_) unflushed_bytes_ = 0;
   last_flush_ms_ = clock_();
@@ -361,7 +363,7 @@ Status PartitionLog::close() {
   Status st = flush();
   if (st.ok()) st = segments_.back()->sync_all();
   if (st.ok()) {
-    Result<std::unique_ptr<File>> marker = fs_.open(dir_ + kCleanShutdownMarker, true);
+    Result<std::unique_ptr<File>> marker = fs_.open(dir_ + kCleanShutdownMarker, OpenMode::kCreate);
     st = marker.ok() ? Status::Ok() : marker.status();
   }
   if (st.ok()) st = fs_.sync_dir(dir_);

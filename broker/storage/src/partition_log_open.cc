@@ -182,7 +182,7 @@ Status PartitionLog::recover() {
   writeback_requested_ = segments_.back()->size();  // recovered bytes are synced
   last_flush_ms_ = now;
   spdlog::info("partition log {}: opened {} segment(s), offsets [{}, {})", dir_, segments_.size(),
-               log_start_offset(), next_offset_);
+               log_start_offset().value(), next_offset_);
   return Status::Ok();
 }
 

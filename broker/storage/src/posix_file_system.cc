@@ -74,8 +74,8 @@ class PosixFile final : public File {
 
 class PosixFileSystem final : public FileSystem {
  public:
-  Result<std::unique_ptr<File>> open(const std::string& path, bool create) override {
-    const int flags = O_RDWR | O_CLOEXEC | (create ? O_CREAT : 0);
+  Result<std::unique_ptr<File>> open(const std::string& path, OpenMode mode) override {
+    const int flags = O_RDWR | O_CLOEXEC | (mode == OpenMode::kCreate ? O_CREAT : 0);
     const int fd = ::open(path.c_str(), flags, 0644);
     if (fd < 0) return status_from_errno(errno, "open " + path);
     return std::unique_ptr<File>(std::make_unique<PosixFile>(fd, path));

@@ -39,12 +39,17 @@ std::vector<Piece> pieces_of(const Checked& c, int64_t next_offset) {
   uint64_t begin = 0;
   int64_t base = c.base;
   for (const DamagedRange& d : c.scan.damage) {
-    if (d.position > begin) out.push_back(Piece{begin, d.position, base, d.first_offset});
+    if (d.position > begin) {
+      out.push_back(
+          Piece{.begin = begin, .end = d.position, .base = base, .end_offset = d.first_offset});
+    }
     if (d.torn_tail()) return out;
     begin = d.end;
     base = d.end_offset;
   }
-  if (begin < c.size) out.push_back(Piece{begin, c.size, base, next_offset});
+  if (begin < c.size) {
+    out.push_back(Piece{.begin = begin, .end = c.size, .base = base, .end_offset = next_offset});
+  }
   return out;
 }
 
@@ -79,7 +84,7 @@ Status copy_to_new_segment(FileSystem& fs, const std::string& dir, const LogConf
 Status cut_segment(FileSystem& fs, const std::string& dir, const LogConfig& config, int64_t base,
                    uint64_t size) {
   {
-    Result<std::unique_ptr<File>> log = fs.open(Segment::log_path(dir, base), false);
+    Result<std::unique_ptr<File>> log = fs.open(Segment::log_path(dir, base), OpenMode::kExisting);
     if (!log.ok()) return std::move(log).take_status();
     SPILLWAY_RETURN_IF_ERROR((*log)->truncate(size));
     SPILLWAY_RETURN_IF_ERROR((*log)->sync_data());
@@ -164,7 +169,8 @@ Result<RepairReport> repair_partition_log(FileSystem& fs, const std::string& dir
       r.reason = d.reason;
       report.removed.push_back(std::move(r));
     }
-    Result<std::unique_ptr<File>> log = fs.open(Segment::log_path(dir, c.base), false);
+    Result<std::unique_ptr<File>> log =
+        fs.open(Segment::log_path(dir, c.base), OpenMode::kExisting);
     if (!log.ok()) return std::move(log).take_status();
     bool keeps_start = false;
     for (const Piece& p : c.pieces) {
@@ -198,7 +204,8 @@ Result<RepairReport> repair_partition_log(FileSystem& fs, const std::string& dir
   for (const std::string& name : *names)
     last_base = std::max(last_base, Segment::parse_name(name, ".log"));
   if (last_base >= 0) {
-    Result<std::unique_ptr<File>> log = fs.open(Segment::log_path(dir, last_base), false);
+    Result<std::unique_ptr<File>> log =
+        fs.open(Segment::log_path(dir, last_base), OpenMode::kExisting);
     if (!log.ok()) return std::move(log).take_status();
     Result<uint64_t> size = (*log)->size();
     if (!size.ok()) return std::move(size).take_status();

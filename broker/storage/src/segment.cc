@@ -67,10 +67,10 @@ void Segment::reserve_index_for_appends() {
 Result<std::unique_ptr<Segment>> Segment::create(FileSystem& fs, const std::string& dir,
                                                  int64_t base_offset, const LogConfig& config,
                                                  int64_t now_ms) {
-  Result<std::unique_ptr<File>> log = fs.open(log_path(dir, base_offset), true);
+  Result<std::unique_ptr<File>> log = fs.open(log_path(dir, base_offset), OpenMode::kCreate);
   if (!log.ok()) return std::move(log).take_status();
   SPILLWAY_RETURN_IF_ERROR((*log)->truncate(0));
-  Result<std::unique_ptr<File>> index = fs.open(index_path(dir, base_offset), true);
+  Result<std::unique_ptr<File>> index = fs.open(index_path(dir, base_offset), OpenMode::kCreate);
   if (!index.ok()) return std::move(index).take_status();
   SPILLWAY_RETURN_IF_ERROR((*index)->truncate(0));
   std::unique_ptr<Segment> seg(new Segment(

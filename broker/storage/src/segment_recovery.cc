@@ -132,9 +132,9 @@ Result<std::unique_ptr<Segment>> Segment::open(FileSystem& fs, const std::string
                                                uint64_t verified_bytes, int64_t now_ms,
                                                SegmentScan* scan) {
   *scan = SegmentScan{};
-  Result<std::unique_ptr<File>> log = fs.open(log_path(dir, base_offset), false);
+  Result<std::unique_ptr<File>> log = fs.open(log_path(dir, base_offset), OpenMode::kExisting);
   if (!log.ok()) return std::move(log).take_status();
-  Result<std::unique_ptr<File>> index = fs.open(index_path(dir, base_offset), true);
+  Result<std::unique_ptr<File>> index = fs.open(index_path(dir, base_offset), OpenMode::kCreate);
   if (!index.ok()) return std::move(index).take_status();
   std::unique_ptr<Segment> seg(new Segment(
       fs, dir, base_offset, config, std::shared_ptr<File>(std::move(*log)), std::move(*index)));

@@ -76,13 +76,16 @@ Status write_all(File& file, std::span<const std::byte> data, uint64_t offset);
 // ends first.
 Status read_exact(File& file, std::span<std::byte> out, uint64_t offset);
 
+// Whether FileSystem::open() creates a missing file.
+enum class OpenMode { kExisting, kCreate };
+
 class FileSystem {
  public:
   virtual ~FileSystem() = default;
 
-  // Opens `path` for reading and writing, creating it (empty) when `create`
-  // is set and it does not exist; kIoError naming the path otherwise.
-  virtual Result<std::unique_ptr<File>> open(const std::string& path, bool create) = 0;
+  // Opens `path` for reading and writing; with kCreate a missing file is
+  // created (empty). kIoError naming the path otherwise.
+  virtual Result<std::unique_ptr<File>> open(const std::string& path, OpenMode mode) = 0;
 
   // Removes a file. Removing a missing file is an error.
   virtual Status remove(const std::string& path) = 0;

@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "spillway/common/ids.h"
 #include "spillway/common/status.h"
 #include "spillway/storage/batch_check.h"
 #include "spillway/storage/file_system.h"
@@ -35,9 +36,10 @@
 
 namespace spillway::storage {
 
+// The offsets an append stored its batch at.
 struct AppendResult {
-  int64_t base_offset;
-  int64_t last_offset;
+  Offset base_offset;
+  Offset last_offset;
 };
 
 // Stored bytes of whole batches: `length` bytes at `position` of `file`.
@@ -46,8 +48,8 @@ struct FileSlice {
   std::shared_ptr<File> file;  // null when empty
   uint64_t position = 0;
   uint64_t length = 0;
-  int64_t first_offset = 0;  // base offset of the first batch
-  int64_t next_offset = 0;   // where the next read should start
+  Offset first_offset{0};  // base offset of the first batch
+  Offset next_offset{0};   // where the next read should start
   bool empty() const { return length == 0; }
 };
 
@@ -71,7 +73,7 @@ struct Corruption {
 // One fdatasync's worth of group commit; see the file comment.
 struct FlushRequest {
   std::shared_ptr<File> file;  // the active segment's log, null when nothing to do
-  int64_t target_offset = 0;   // everything below is covered once the sync succeeds
+  Offset target_offset{0};     // everything below is covered once the sync succeeds
   bool needed() const { return file != nullptr; }
 };
 
@@ -128,7 +130,8 @@ class PartitionLog {
   // offsets consumed, the error is returned and the log turns read-only.
   // Under `durable` the batch is acknowledged only once durable_offset()
   // passes its last offset (group commit, see above).
-  Result<AppendResult> append(std::span<std::byte> batch, int32_t leader_epoch = 0);
+  Result<AppendResult> append(std::span<std::byte> batch,
+                              LeaderEpoch leader_epoch = LeaderEpoch(0));
 
   // The stored bytes of whole batches starting with the batch that contains
   // `offset` (the first whole even when larger than max_bytes), adding batches
@@ -140,7 +143,7 @@ class PartitionLog {
   // returned batch is checked first. kCorruptMessage (naming the offsets)
   // when the log is corrupt or this read found damage; the log is corrupt
   // from then on and records where, so the next open checks there.
-  Result<FileSlice> read(int64_t offset, uint64_t max_bytes);
+  Result<FileSlice> read(Offset offset, uint64_t max_bytes);
 
   // Group commit primitives (see the file comment). begin_flush/finish_flush
   // on the owner; run_flush anywhere. A failed flush makes the log read-only.
@@ -186,7 +189,7 @@ class PartitionLog {
   // >= `from`, checked whole whatever the verified point says; null when
   // there is none (or the log is corrupt or closed). Its outcome goes to
   // finish_sealed_check() too.
-  std::unique_ptr<SealedSegmentCheck> sealed_check_from(int64_t from) const;
+  std::unique_ptr<SealedSegmentCheck> sealed_check_from(Offset from) const;
   static Status run_verified_point_write(const VerifiedPointWrite& write);
 
   // Clean shutdown: flushes, writes every index, writes the clean-shutdown
@@ -198,14 +201,14 @@ class PartitionLog {
   bool corrupt() const { return corruption_ != nullptr; }
   const Corruption* corruption() const { return corruption_.get(); }
 
-  int64_t log_start_offset() const;
+  Offset log_start_offset() const;
   // One past the last appended offset.
-  int64_t log_end_offset() const { return next_offset_; }
+  Offset log_end_offset() const { return Offset(next_offset_); }
   // Every offset below this is on disk (fdatasync'ed).
-  int64_t durable_offset() const { return durable_offset_; }
+  Offset durable_offset() const { return Offset(durable_offset_); }
   // What readers may see: durable_offset() under `durable`, log_end_offset()
   // under `interval`.
-  int64_t high_watermark() const;
+  Offset high_watermark() const;
   bool read_only() const { return !read_only_reason_.ok(); }
   uint64_t size_bytes() const;
   std::size_t segment_count() const { return segments_.size(); }
