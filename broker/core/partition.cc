@@ -70,6 +70,16 @@ Status Partition::closed_error() const {
   return Status(ErrorCode::kUnknownTopic, "topic " + topic_ + " was deleted");
 }
 
+void Partition::wake(FetchWaiter& w) {
+  post_task(*w.context, [keep = std::move(w.keep_alive), wake = w.wake, ctx = w.ctx,
+                         generation = w.generation] { wake(ctx, generation); });
+}
+
+void Partition::wake_all_waiters() {
+  for (FetchWaiter& w : fetch_waiters_) wake(w);
+  fetch_waiters_.clear();
+}
+
 void Partition::append(std::span<std::byte> batch, std::byte* rented, AckAfter ack, Reply reply) {
   check_on_core(core_);
   PartitionReply r;
@@ -201,9 +211,7 @@ void Partition::add_waiter(FetchWaiter waiter) {
   fetch_waiters_.erase(fetch_waiters_.begin() + static_cast<ptrdiff_t>(kept), fetch_waiters_.end());
   // Data may have arrived between the fetch's read and this registration.
   if (closed_ || stopping_ || log_->high_watermark() > waiter.fetch_offset) {
-    post_task(*waiter.context,
-              [keep = std::move(waiter.keep_alive), wake = waiter.wake, ctx = waiter.ctx,
-               generation = waiter.generation] { wake(ctx, generation); });
+    wake(waiter);
     return;
   }
   fetch_waiters_.push_back(std::move(waiter));
@@ -216,9 +224,7 @@ void Partition::publish() {
   log_start_.store(log_->log_start_offset().value(), std::memory_order_relaxed);
   if (hw == before || fetch_waiters_.empty()) return;
   for (FetchWaiter& w : fetch_waiters_) {
-    if (w.armed->load(std::memory_order_acquire) != w.generation) continue;
-    post_task(*w.context, [keep = std::move(w.keep_alive), wake = w.wake, ctx = w.ctx,
-                           generation = w.generation] { wake(ctx, generation); });
+    if (w.armed->load(std::memory_order_acquire) == w.generation) wake(w);
   }
   fetch_waiters_.clear();
 }
@@ -391,11 +397,7 @@ void Partition::enforce_retention() {
 void Partition::wake_waiters() {
   check_on_core(core_);
   stopping_ = true;
-  for (FetchWaiter& w : fetch_waiters_) {
-    post_task(*w.context, [keep = std::move(w.keep_alive), wake = w.wake, ctx = w.ctx,
-                           generation = w.generation] { wake(ctx, generation); });
-  }
-  fetch_waiters_.clear();
+  wake_all_waiters();
 }
 
 void Partition::close(Closing why) {
@@ -412,11 +414,7 @@ void Partition::close(Closing why) {
   for (DurableWaiter& w : durable_waiters_)
     deliver(w.reply, PartitionReply{.status = closed_error()});
   durable_waiters_.clear();
-  for (FetchWaiter& w : fetch_waiters_) {
-    post_task(*w.context, [keep = std::move(w.keep_alive), wake = w.wake, ctx = w.ctx,
-                           generation = w.generation] { wake(ctx, generation); });
-  }
-  fetch_waiters_.clear();
+  wake_all_waiters();
 }
 
 }  // namespace spillway::broker

@@ -159,6 +159,10 @@ class Partition : public std::enable_shared_from_this<Partition> {
     PartitionReply result;
   };
   static void deliver(Reply& reply, PartitionReply result);
+  // Posts the long poll's wake-up to its connection's core.
+  static void wake(FetchWaiter& waiter);
+  // Wakes every fetch waiter and forgets them.
+  void wake_all_waiters();
   void start_flush();
   void finish_flush(const storage::FlushRequest& request, Status result);
   void publish();  // refresh the atomics; wake fetch waiters if data became visible
