@@ -9,19 +9,29 @@
 
 namespace spillway::broker {
 
+// Defaults that other settings structs start from too (ServerOptions), so
+// each lives in one place. config/broker.toml shows them, and a test holds
+// the file to these values.
+namespace defaults {
+inline constexpr int64_t kShutdownTimeoutMs = 10'000;
+inline constexpr int64_t kMaxFrameBytes = 8 << 20;
+inline constexpr int64_t kMaxConnections = 10'000;
+inline constexpr int64_t kMaxInFlightPerConnection = 64;
+}  // namespace defaults
+
 struct BrokerConfig {
   // [broker]
   std::string listen = "127.0.0.1:9092";
   std::string data_dir = "./data";
   int64_t threads = 0;  // 0 = one per core
-  int64_t shutdown_timeout_ms = 10'000;
+  int64_t shutdown_timeout_ms = defaults::kShutdownTimeoutMs;
   // [log]
   std::string log_level = "info";
   // [limits]
-  int64_t max_frame_bytes = 8 << 20;
+  int64_t max_frame_bytes = defaults::kMaxFrameBytes;
   int64_t max_batch_bytes = 1 << 20;
-  int64_t max_connections = 10'000;
-  int64_t max_in_flight_per_connection = 64;
+  int64_t max_connections = defaults::kMaxConnections;
+  int64_t max_in_flight_per_connection = defaults::kMaxInFlightPerConnection;
   int64_t max_connections_per_ip = 1'000;
   int64_t memory_budget_bytes = 0;  // 0 = sized from the machine (memory_budget_for)
   int64_t connection_memory_bytes = 16 << 20;

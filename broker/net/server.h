@@ -13,6 +13,7 @@
 #include <mutex>
 #include <vector>
 
+#include "../config/broker_config.h"
 #include "../config/listen_address.h"
 #include "../protocol/dispatcher.h"
 #include "../protocol/memory_budget.h"
@@ -25,18 +26,22 @@ namespace spillway::broker {
 
 struct SessionHost;
 
+// The server's settings. main() fills them from the BrokerConfig; the
+// defaults are the broker's (config/broker_config.h), except those that
+// bound nothing unless set: no per-address limit, no memory budget, no idle
+// timeout (what the in-process tests use).
 struct ServerOptions {
   HostPort listen = {};
-  uint32_t max_frame_bytes = 8 << 20;
-  size_t max_connections = 10'000;
+  uint32_t max_frame_bytes = defaults::kMaxFrameBytes;
+  size_t max_connections = defaults::kMaxConnections;
   size_t max_connections_per_address = SIZE_MAX;
-  size_t queue_depth = 64;  // requests in flight per connection
+  size_t queue_depth = defaults::kMaxInFlightPerConnection;  // requests in flight per connection
   // Bytes of requests and responses in flight (protocol/memory_budget.h):
   // for the whole broker, and each connection's share.
   uint64_t memory_budget_bytes = UINT64_MAX / 2;
   uint64_t connection_memory_bytes = UINT64_MAX / 2;
   std::chrono::milliseconds idle_timeout{0};  // 0 = never close idle connections
-  std::chrono::milliseconds shutdown_timeout{10'000};
+  std::chrono::milliseconds shutdown_timeout{defaults::kShutdownTimeoutMs};
   bool handle_signals = true;  // SIGINT/SIGTERM call stop()
   // Called on each core's thread when the stop begins, before the core's
   // periodic tasks are cancelled (CoreSet::stop_core), so work the broker put
