@@ -102,7 +102,8 @@ int main(int argc, char** argv) {
   CoreSet cores(config.threads > 0 ? static_cast<size_t>(config.threads)
                                    : std::max(1u, std::thread::hardware_concurrency()));
   ServerOptions options;
-  options.listen = *parse_host_port(config.listen);  // validated with the config
+  options.listeners.push_back(
+      {.name = "native", .address = *parse_host_port(config.listen), .dispatcher = &dispatcher});
   options.max_frame_bytes = static_cast<uint32_t>(config.max_frame_bytes);
   options.max_connections = static_cast<size_t>(config.max_connections);
   options.max_connections_per_address = static_cast<size_t>(config.max_connections_per_ip);
@@ -115,7 +116,7 @@ int main(int argc, char** argv) {
     if (registry) registry->stop_core(core);
     if (core == 0 && metrics_server) metrics_server->close();
   };
-  Server server(cores, options, dispatcher);
+  Server server(cores, options);
 
   ScrubBudget::global().set_rate(static_cast<uint64_t>(config.scrub_bytes_per_second));
   storage::FileSystem& fs = storage::posix_file_system();

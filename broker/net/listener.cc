@@ -6,7 +6,7 @@ namespace spillway::broker {
 
 Result<std::unique_ptr<asio::ip::tcp::acceptor>> open_listener(asio::io_context& context,
                                                                const HostPort& address,
-                                                               const char* what) {
+                                                               std::string_view what) {
   asio::error_code ec;
   const auto ip = asio::ip::make_address(address.host, ec);
   const std::string where = address.host + ":" + std::to_string(address.port);

@@ -5,6 +5,7 @@
 #include <asio/io_context.hpp>
 #include <asio/ip/tcp.hpp>
 #include <memory>
+#include <string_view>
 
 #include "../config/listen_address.h"
 #include "spillway/common/status.h"
@@ -17,6 +18,6 @@ namespace spillway::broker {
 // port cannot be bound.
 Result<std::unique_ptr<asio::ip::tcp::acceptor>> open_listener(asio::io_context& context,
                                                                const HostPort& address,
-                                                               const char* what);
+                                                               std::string_view what);
 
 }  // namespace spillway::broker

@@ -22,6 +22,7 @@ namespace spillway::broker {
 struct Server::Eviction {
   asio::ip::tcp::socket socket;
   asio::ip::address address;
+  size_t listener = 0;
   size_t target = 0;  // the new connection's core
   size_t visited = 0;
   std::weak_ptr<Session> idlest;
@@ -29,15 +30,13 @@ struct Server::Eviction {
   std::chrono::steady_clock::time_point idlest_since = std::chrono::steady_clock::time_point::max();
 };
 
-Server::Server(CoreSet& cores, ServerOptions options, const Dispatcher& dispatcher)
+Server::Server(CoreSet& cores, ServerOptions options)
     : cores_(cores),
       options_(std::move(options)),
-      dispatcher_(dispatcher),
       limits_(options_.max_connections, options_.max_connections_per_address),
       memory_(options_.memory_budget_bytes, cores.size()) {
   for (size_t i = 0; i < cores_.size(); ++i) {
     auto host = std::make_unique<SessionHost>();
-    host->dispatcher = &dispatcher_;
     host->context = &cores_.context(i);
     host->core = i;
     host->max_frame_bytes = options_.max_frame_bytes;
@@ -56,7 +55,7 @@ Server::~Server() {
   // Sessions left by a cut shutdown sit in handlers queued on the cores and
   // unregister from their core's host (and from limits_) when destroyed:
   // that must happen here, while both still exist.
-  acceptor_.reset();
+  acceptors_.clear();
   signals_.reset();
   cores_.halt();
   // No thread runs the cores now. Their unanswered exchanges hold the
@@ -70,9 +69,12 @@ Server::~Server() {
 }
 
 Status Server::open() {
-  auto acceptor = open_listener(cores_.context(0), options_.listen, "listen address");
-  if (!acceptor.ok()) return acceptor.status();
-  acceptor_ = std::move(acceptor).value();
+  for (const ListenerOptions& listener : options_.listeners) {
+    auto acceptor =
+        open_listener(cores_.context(0), listener.address, listener.name + " listen address");
+    if (!acceptor.ok()) return acceptor.status();
+    acceptors_.push_back(Acceptor{std::move(acceptor).value(), listener.dispatcher});
+  }
   if (options_.handle_signals) {
     // Installed here, before the caller logs that it listens, so a signal
     // sent right after that line is never lost to the default action.
@@ -87,42 +89,42 @@ Status Server::open() {
   return Status::Ok();
 }
 
-asio::ip::tcp::endpoint Server::local_endpoint() const {
+asio::ip::tcp::endpoint Server::local_endpoint(size_t index) const {
   asio::error_code ec;
-  return acceptor_->local_endpoint(ec);
+  return acceptors_[index].socket->local_endpoint(ec);
 }
 
-void Server::accept_next() {
+void Server::accept_next(size_t listener) {
   const size_t target = next_core_;
   next_core_ = (next_core_ + 1) % cores_.size();
   // The accepted socket is created on the target core's context, so the
   // session never touches another thread's reactor.
-  acceptor_->async_accept(cores_.context(target),
-                          [this, target](asio::error_code ec, asio::ip::tcp::socket socket) {
-                            if (ec == asio::error::operation_aborted || stop_requested_.load())
-                              return;
-                            if (ec) {
-                              // EMFILE and friends: log and retry shortly instead of spinning.
-                              spdlog::warn("accept failed: {}", ec.message());
-                              auto timer = std::make_shared<asio::steady_timer>(
-                                  cores_.context(0), std::chrono::milliseconds(50));
-                              timer->async_wait([this, timer](asio::error_code) {
-                                if (!stop_requested_.load()) accept_next();
-                              });
-                              return;
-                            }
-                            admit(std::move(socket), target);
-                            accept_next();
-                          });
+  acceptors_[listener].socket->async_accept(
+      cores_.context(target),
+      [this, listener, target](asio::error_code ec, asio::ip::tcp::socket socket) {
+        if (ec == asio::error::operation_aborted || stop_requested_.load()) return;
+        if (ec) {
+          // EMFILE and friends: log and retry shortly instead of spinning.
+          spdlog::warn("accept failed: {}", ec.message());
+          auto timer = std::make_shared<asio::steady_timer>(cores_.context(0),
+                                                            std::chrono::milliseconds(50));
+          timer->async_wait([this, timer, listener](asio::error_code) {
+            if (!stop_requested_.load()) accept_next(listener);
+          });
+          return;
+        }
+        admit(std::move(socket), listener, target);
+        accept_next(listener);
+      });
 }
 
-void Server::admit(asio::ip::tcp::socket socket, size_t target) {
+void Server::admit(asio::ip::tcp::socket socket, size_t listener, size_t target) {
   asio::error_code ec;
   asio::ip::address address = socket.remote_endpoint(ec).address();
   if (ec) return;  // already gone; the socket closes here
   switch (limits_.admit(address)) {
     case ConnectionLimits::Admission::kAdmitted:
-      start_session(std::move(socket), std::move(address), target);
+      start_session(std::move(socket), std::move(address), listener, target);
       return;
     case ConnectionLimits::Admission::kAddressFull:
       if (uint64_t held_back = 0; allow_refusal_log(&held_back)) {
@@ -136,6 +138,7 @@ void Server::admit(asio::ip::tcp::socket socket, size_t target) {
       evict_idle_for(std::make_shared<Eviction>(
           Eviction{.socket = std::move(socket),
                    .address = std::move(address),
+                   .listener = listener,
                    .target = target,
                    .visited = 0,
                    .idlest = {},
@@ -164,7 +167,8 @@ void Server::evict_idle_for(std::shared_ptr<Eviction> eviction) {
         return;
       }
       idlest->evict();
-      start_session(std::move(eviction->socket), std::move(eviction->address), eviction->target);
+      start_session(std::move(eviction->socket), std::move(eviction->address), eviction->listener,
+                    eviction->target);
     });
     return;
   }
@@ -197,25 +201,27 @@ void Server::refuse_at_limit(const asio::ip::address& address) {
   }
 }
 
-void Server::start_session(asio::ip::tcp::socket socket, asio::ip::address address, size_t target) {
+void Server::start_session(asio::ip::tcp::socket socket, asio::ip::address address, size_t listener,
+                           size_t target) {
   SessionHost& host = *hosts_[target];
-  asio::post(cores_.context(target),
-             [this, &host, socket = std::move(socket), address = std::move(address)]() mutable {
-               // A stop that reached this core first has already stopped its
-               // sessions; a session started now would keep the core running.
-               if (stop_requested_.load()) {
-                 limits_.release(address);
-                 return;  // the socket closes as the lambda is destroyed
-               }
-               std::make_shared<Session>(std::move(socket), std::move(address), host)->start();
-             });
+  const Dispatcher& dispatcher = *acceptors_[listener].dispatcher;
+  asio::post(cores_.context(target), [this, &host, &dispatcher, socket = std::move(socket),
+                                      address = std::move(address)]() mutable {
+    // A stop that reached this core first has already stopped its
+    // sessions; a session started now would keep the core running.
+    if (stop_requested_.load()) {
+      limits_.release(address);
+      return;  // the socket closes as the lambda is destroyed
+    }
+    std::make_shared<Session>(std::move(socket), std::move(address), host, dispatcher)->start();
+  });
 }
 
 void Server::stop() {
   if (stop_requested_.exchange(true)) return;
   asio::post(cores_.context(0), [this] {
     asio::error_code ignored;
-    acceptor_->close(ignored);
+    for (Acceptor& acceptor : acceptors_) acceptor.socket->close(ignored);
   });
   for (size_t i = 0; i < cores_.size(); ++i) {
     asio::post(cores_.context(i), [this, i] {
@@ -233,7 +239,7 @@ void Server::stop() {
 }
 
 void Server::run() {
-  accept_next();
+  for (size_t i = 0; i < acceptors_.size(); ++i) accept_next(i);
 
   std::vector<std::thread> threads;
   for (size_t i = 0; i < cores_.size(); ++i) {

@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "../config/broker_config.h"
@@ -26,12 +27,21 @@ namespace spillway::broker {
 
 struct SessionHost;
 
+// One listening socket and the protocol its connections speak.
+struct ListenerOptions {
+  std::string name;  // for the log: "native", "kafka"
+  HostPort address;
+  // The handlers of its protocol (Dispatcher::protocol()); must outlive the
+  // server.
+  const Dispatcher* dispatcher = nullptr;
+};
+
 // The server's settings. main() fills them from the BrokerConfig; the
 // defaults are the broker's (config/broker_config.h), except those that
 // bound nothing unless set: no per-address limit, no memory budget, no idle
 // timeout (what the in-process tests use).
 struct ServerOptions {
-  HostPort listen = {};
+  std::vector<ListenerOptions> listeners;  // at least one
   uint32_t max_frame_bytes = defaults::kMaxFrameBytes;
   size_t max_connections = defaults::kMaxConnections;
   size_t max_connections_per_address = SIZE_MAX;
@@ -51,9 +61,9 @@ struct ServerOptions {
 
 class Server {
  public:
-  // Serves on every core of `cores`. `dispatcher` must be fully registered;
-  // both must outlive the server.
-  Server(CoreSet& cores, ServerOptions options, const Dispatcher& dispatcher);
+  // Serves on every core of `cores`, which must outlive the server, each
+  // listener with its own dispatcher (fully registered).
+  Server(CoreSet& cores, ServerOptions options);
   // Destroys what a cut shutdown left queued on the cores
   // (CoreSet::discard_queued_work): the cores cannot run afterwards.
   ~Server();
@@ -61,13 +71,14 @@ class Server {
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;
 
-  // Binds and listens (so the bound port is known before run()), and from
-  // then on catches SIGINT/SIGTERM if handle_signals.
-  // Error: kIoError naming the address and the reason.
+  // Binds and listens on every listener (so the bound ports are known
+  // before run()), and from then on catches SIGINT/SIGTERM if
+  // handle_signals. Error: kIoError naming the listener, the address and
+  // the reason.
   Status open();
 
-  // The bound address; valid after open() succeeded.
-  asio::ip::tcp::endpoint local_endpoint() const;
+  // Listener `index`'s bound address; valid after open() succeeded.
+  asio::ip::tcp::endpoint local_endpoint(size_t index = 0) const;
 
   // Runs every core on a thread of its own (CoreSet::run) and serves until
   // stop() (or a signal), then waits for every connection to answer the
@@ -92,8 +103,13 @@ class Server {
   void stop();
 
  private:
-  void accept_next();
-  void admit(asio::ip::tcp::socket socket, size_t target);
+  // A listening socket, on core 0.
+  struct Acceptor {
+    std::unique_ptr<asio::ip::tcp::acceptor> socket;
+    const Dispatcher* dispatcher = nullptr;
+  };
+  void accept_next(size_t listener);
+  void admit(asio::ip::tcp::socket socket, size_t listener, size_t target);
   // max_connections is reached: finds the connection idle longest on any
   // core, closes it and gives its place to the new one; refuses the new
   // one if no connection is idle.
@@ -102,20 +118,20 @@ class Server {
   void refuse_at_limit(const asio::ip::address& address);
   // Refusals are logged at most once a second, from any core.
   bool allow_refusal_log(uint64_t* held_back);
-  void start_session(asio::ip::tcp::socket socket, asio::ip::address address, size_t target);
+  void start_session(asio::ip::tcp::socket socket, asio::ip::address address, size_t listener,
+                     size_t target);
 
   CoreSet& cores_;
   ServerOptions options_;
-  const Dispatcher& dispatcher_;
   ConnectionLimits limits_;
   MemoryBudget memory_;
   std::atomic<int64_t> paused_at_max_in_flight_{0};
   // One per core: the sessions of the core, touched only on its thread.
   std::vector<std::unique_ptr<SessionHost>> hosts_;
-  std::unique_ptr<asio::ip::tcp::acceptor> acceptor_;  // on core 0
-  std::unique_ptr<asio::signal_set> signals_;          // on core 0
-  size_t next_core_ = 0;                               // used on core 0 only
-  std::mutex refused_log_mu_;                          // refusals are logged from any core
+  std::vector<Acceptor> acceptors_;            // one per listener, on core 0
+  std::unique_ptr<asio::signal_set> signals_;  // on core 0
+  size_t next_core_ = 0;                       // used on core 0 only
+  std::mutex refused_log_mu_;                  // refusals are logged from any core
   log::RateLimit refused_log_;
   std::atomic<bool> stop_requested_{false};
 

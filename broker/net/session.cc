@@ -19,9 +19,11 @@ constexpr std::chrono::milliseconds kLingerTime{500};
 constexpr size_t kDrainBytes = 4096;
 }  // namespace
 
-Session::Session(asio::ip::tcp::socket socket, asio::ip::address address, SessionHost& host)
+Session::Session(asio::ip::tcp::socket socket, asio::ip::address address, SessionHost& host,
+                 const Dispatcher& dispatcher)
     : socket_(std::move(socket)),
       host_(host),
+      dispatcher_(dispatcher),
       address_(std::move(address)),
       memory_(*host.memory, host.connection_memory_bytes),
       idle_timer_(socket_.get_executor()) {
@@ -195,7 +197,8 @@ void Session::on_header(const asio::error_code& ec) {
                     .context = host_.context,
                     .keep_alive = shared_from_this(),
                     .on_finished = &Session::on_finished,
-                    .owner = this});
+                    .owner = this,
+                    .framing = dispatcher_.framing(header_)});
     set_read_state(ReadState::kDone);  // before finish(): the writer closes after this answer
     exchange.finish(st);
     return;
@@ -277,8 +280,9 @@ void Session::on_body(const asio::error_code& ec) {
        .owner = this,
        .memory = &memory_,
        .charged = charge,
-       .connection_was_empty = body_admitted_empty_});
-  host_.dispatcher->dispatch(exchange);
+       .connection_was_empty = body_admitted_empty_,
+       .framing = dispatcher_.framing(header_)});
+  dispatcher_.dispatch(exchange);
   free_body();  // handlers copy what they keep
   read_header();
 }

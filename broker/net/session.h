@@ -44,7 +44,6 @@ class Session;
 // What a session needs from its server. The server owns one per core; it
 // outlives every session on that core.
 struct SessionHost {
-  const Dispatcher* dispatcher = nullptr;
   asio::io_context* context = nullptr;  // the thread's io_context
   size_t core = 0;                      // the thread's core (CoreSet index)
   uint32_t max_frame_bytes = 0;
@@ -72,7 +71,8 @@ class Session : public std::enable_shared_from_this<Session> {
   // Takes ownership of a connected socket whose executor is `host`'s thread,
   // and of its place in host.limits (counted for `address`), given back
   // when the session ends.
-  Session(asio::ip::tcp::socket socket, asio::ip::address address, SessionHost& host);
+  Session(asio::ip::tcp::socket socket, asio::ip::address address, SessionHost& host,
+          const Dispatcher& dispatcher);
   ~Session();
 
   Session(const Session&) = delete;
@@ -164,6 +164,7 @@ class Session : public std::enable_shared_from_this<Session> {
 
   asio::ip::tcp::socket socket_;
   SessionHost& host_;
+  const Dispatcher& dispatcher_;  // the listener's: its protocol and handlers
   const asio::ip::address address_;
   // Before ring_: destroyed after the exchanges, giving back what they hold.
   ConnectionMemory memory_;

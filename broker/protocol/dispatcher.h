@@ -1,18 +1,25 @@
-// Routes a request to the handler registered for its api key. The table is
-// filled once at start (before any connection) and read concurrently by every
-// network thread afterwards.
+// Routes a request to the handler registered for its api key. Each listener
+// has one dispatcher, for the protocol it speaks: the native protocol
+// (docs/protocol.md) or Kafka's (docs/kafka.md). The table is filled once at
+// start (before any connection) and read concurrently by every network
+// thread afterwards.
 #pragma once
 
 #include <array>
 #include <cstddef>
 #include <span>
+#include <string_view>
 
 #include "exchange.h"
 #include "spillway/common/api_versions.h"
 #include "spillway/common/frame.h"
+#include "spillway/common/kafka/api_keys.h"
+#include "spillway/common/log.h"
 #include "spillway/common/status.h"
 
 namespace spillway::broker {
+
+enum class Protocol : uint8_t { kNative, kKafka };
 
 // Handles one kind of request. handle() runs on the connection's thread; it
 // must call exchange.finish() exactly once, then or later (on the
@@ -27,20 +34,34 @@ class Handler {
 
 class Dispatcher {
  public:
-  // Api keys the table can hold: 0 .. kMaxApiKeys-1.
-  static constexpr size_t kMaxApiKeys = 64;
+  // Api keys the table can hold: 0 .. kMaxApiKeys-1 (Kafka's reach the 70s).
+  static constexpr size_t kMaxApiKeys = 128;
+
+  explicit Dispatcher(Protocol protocol = Protocol::kNative) : protocol_(protocol) {}
+
+  Protocol protocol() const { return protocol_; }
 
   // Registers `handler` for `key`, serving versions [min_version,
   // max_version]. Must be called before the first dispatch; registering a
-  // key twice is a programming error.
+  // key twice is a programming error. A handler registered with
+  // `any_version` also gets requests outside its range (Kafka's
+  // ApiVersions answers those itself, in its v0 layout).
   void add(frame::ApiKey key, int16_t min_version, int16_t max_version, Handler* handler);
+  void add(kafka::ApiKey key, int16_t min_version, int16_t max_version, Handler* handler,
+           bool any_version = false);
 
-  // Handles the request held by `exchange` (see Exchange::reset): unknown
-  // keys and versions finish it at once with kUnsupportedVersion; others go
-  // to their handler.
+  // How the response to `header` is framed on this dispatcher's protocol.
+  Exchange::Framing framing(const frame::RequestHeader& header) const;
+
+  // Handles the request held by `exchange` (see Exchange::reset). Native:
+  // unknown keys and versions finish it at once with kUnsupportedVersion.
+  // Kafka: the rest of the request header (client id, tags) is read off the
+  // body first; a request whose header is malformed, or whose key or version
+  // is not served, cannot be answered in Kafka's protocol and closes the
+  // connection (as Kafka does), except ApiVersions.
   void dispatch(Exchange& exchange) const;
 
-  // The served keys and versions, in key order (the ApiVersions answer):
+  // The served keys and versions, in key order (the ApiVersions answers):
   // the first `count` entries of `out`. Returns count.
   size_t served(std::array<ApiVersionRange, kMaxApiKeys>& out) const;
 
@@ -49,10 +70,16 @@ class Dispatcher {
     Handler* handler = nullptr;
     int16_t min_version = 0;
     int16_t max_version = -1;
+    bool any_version = false;
   };
+  void add_entry(int16_t key, int16_t min_version, int16_t max_version, Handler* handler,
+                 bool any_version);
   // Ok when the request is servable; the error otherwise.
   Status check(const frame::RequestHeader& header) const;
+  const char* api_name(int16_t key) const;
+  void dispatch_kafka(Exchange& exchange, const Entry* entry, const Status& servable) const;
 
+  const Protocol protocol_;
   std::array<Entry, kMaxApiKeys> table_;
 };
 

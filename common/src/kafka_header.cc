@@ -42,6 +42,40 @@ Result<RequestFrame> decode_request_header(std::span<const std::byte> frame) {
   return out;
 }
 
+namespace {
+
+// The header's fields after the correlation id.
+struct HeaderTail {
+  std::optional<std::string_view> client_id;  // v1+
+
+  static constexpr auto fields() {
+    return std::tuple{Field<&HeaderTail::client_id>{"client_id", since(1), since(1)}};
+  }
+};
+
+}  // namespace
+
+Result<RequestFrame> decode_request_header_tail(const RequestHeader& start, int16_t header_version,
+                                                std::span<const std::byte> rest) {
+  RequestFrame out;
+  out.header = start;
+  out.header_version = header_version;
+  wire::WireReader r(rest);
+  HeaderTail tail;
+  if (!wire::read_struct(r, tail, Context{header_version, false})) {
+    return malformed("request header", header_version, r);
+  }
+  if (header_version >= 2) {
+    TagBuffer tags;
+    if (!wire::read_struct(r, tags, Context{header_version, true})) {
+      return malformed("request header", header_version, r);
+    }
+  }
+  out.header.client_id = tail.client_id;
+  out.body = rest.subspan(rest.size() - r.remaining());
+  return out;
+}
+
 Status encode_request_header(const RequestHeader& header, int16_t header_version,
                              WriteBuffer& out) noexcept {
   if (header_version < 0 || header_version > 2) {

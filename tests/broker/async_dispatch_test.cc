@@ -76,9 +76,10 @@ TEST(AsyncDispatch, OutOfOrderCompletionsLeaveInRequestOrder) {
   Dispatcher dispatcher;
   dispatcher.add(frame::ApiKey::kMetadata, 0, 0, &handler);
   ServerOptions options;
-  options.listen = HostPort{"127.0.0.1", 0};
+  options.listeners.push_back(
+      {.name = "test", .address = HostPort{"127.0.0.1", 0}, .dispatcher = &dispatcher});
   options.handle_signals = false;
-  Server server(cores, options, dispatcher);
+  Server server(cores, options);
   ASSERT_TRUE(server.open().ok());
   std::thread runner([&] { server.run(); });
 

@@ -17,10 +17,11 @@ class ServerTest : public ::testing::Test {
  protected:
   void start(size_t threads, ServerOptions options = {}) {
     dispatcher_.add(frame::ApiKey::kApiVersions, 0, 0, &api_versions_);
-    options.listen = HostPort{"127.0.0.1", 0};
+    options.listeners.push_back(
+        {.name = "test", .address = HostPort{"127.0.0.1", 0}, .dispatcher = &dispatcher_});
     options.handle_signals = false;
     cores_ = std::make_unique<CoreSet>(threads);
-    server_ = std::make_unique<Server>(*cores_, options, dispatcher_);
+    server_ = std::make_unique<Server>(*cores_, options);
     ASSERT_TRUE(server_->open().ok());
     address_ = "127.0.0.1:" + std::to_string(server_->local_endpoint().port());
     runner_ = std::thread([this] { server_->run(); });

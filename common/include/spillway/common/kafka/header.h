@@ -78,6 +78,13 @@ struct RequestFrame {
 // in a v2 header are skipped. Error: kCorruptMessage naming the field.
 Result<RequestFrame> decode_request_header(std::span<const std::byte> frame);
 
+// The part of a request header after the correlation id (client id, and
+// in v2 the tag buffer), for a reader that already has the first eight
+// bytes. `rest` is what follows the correlation id; the result's body views
+// it. Error: kCorruptMessage naming the field.
+Result<RequestFrame> decode_request_header_tail(const RequestHeader& start, int16_t header_version,
+                                                std::span<const std::byte> rest);
+
 // Appends `header` in header version `header_version` (0, 1 or 2).
 Status encode_request_header(const RequestHeader& header, int16_t header_version,
                              WriteBuffer& out) noexcept;
