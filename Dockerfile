@@ -3,7 +3,7 @@
 # binaries, their shared libraries, the config and the entrypoint.
 #
 #   docker build -t spillway .
-#   docker run -d --name spillway -p 9092:9092 -p 9644:9644 \
+#   docker run -d --name spillway -p 9092:9092 -p 9093:9093 -p 9644:9644 \
 #       -v spillway-data:/var/lib/spillway spillway
 #
 # Without a registry (podman/buildah, as tests/container/container_test.sh
@@ -51,8 +51,8 @@ USER spillway:spillway
 WORKDIR /var/lib/spillway
 ENV SPILLWAY_CONFIG=/etc/spillway/broker.toml
 VOLUME ["/var/lib/spillway"]
-# 9092: native protocol. 9644: Prometheus /metrics.
-EXPOSE 9092 9644
+# 9092: Kafka protocol. 9093: native protocol. 9644: Prometheus /metrics.
+EXPOSE 9092 9093 9644
 # The broker handles SIGTERM itself (answers what it has read, exits 0); the
 # entrypoint execs it, so it is PID 1 and receives the signal directly.
 STOPSIGNAL SIGTERM

@@ -17,23 +17,17 @@
 #include "core/scrub_budget.h"
 #include "core/topic_registry.h"
 #include "data_dir.h"
-#include "handlers/admin_handlers.h"
+#include "core/cluster_id.h"
 #include "handlers/broker_context.h"
-#include "handlers/fetch_handler.h"
-#include "handlers/produce_handler.h"
+#include "handlers/native_handlers.h"
+#include "kafka/kafka_handlers.h"
 #include "metrics/metrics.h"
 #include "metrics/metrics_server.h"
 #include "net/server.h"
-#include "protocol/api_versions_handler.h"
 #include "protocol/dispatcher.h"
 #include "repair/repair_command.h"
 #include "runtime/core_set.h"
 #include "spillway/common/log.h"
-#include "spillway/common/messages/fetch.h"
-#include "spillway/common/messages/metadata.h"
-#include "spillway/common/messages/offsets.h"
-#include "spillway/common/messages/produce.h"
-#include "spillway/common/messages/topics.h"
 
 namespace {
 
@@ -88,10 +82,9 @@ int main(int argc, char** argv) {
     return 1;
   }
 
-  Dispatcher dispatcher;
-  ApiVersionsHandler api_versions(dispatcher, kBrokerVersion);
-  dispatcher.add(frame::ApiKey::kApiVersions, kApiVersionsVersion, kApiVersionsVersion,
-                 &api_versions);
+  // One dispatcher per protocol; the handlers are registered below.
+  Dispatcher native_dispatcher(Protocol::kNative);
+  Dispatcher kafka_dispatcher(Protocol::kKafka);
 
   // Set before the server exists; they run on stop, on each core's thread.
   TopicRegistry* registry = nullptr;
@@ -102,8 +95,15 @@ int main(int argc, char** argv) {
   CoreSet cores(config.threads > 0 ? static_cast<size_t>(config.threads)
                                    : std::max(1u, std::thread::hardware_concurrency()));
   ServerOptions options;
-  options.listeners.push_back(
-      {.name = "native", .address = *parse_host_port(config.listen), .dispatcher = &dispatcher});
+  // Validated with the config.
+  options.listeners.push_back({.name = "native",
+                               .address = *parse_host_port(config.listen),
+                               .dispatcher = &native_dispatcher});
+  if (!config.kafka_listen.empty()) {
+    options.listeners.push_back({.name = "kafka",
+                                 .address = *parse_host_port(config.kafka_listen),
+                                 .dispatcher = &kafka_dispatcher});
+  }
   options.max_frame_bytes = static_cast<uint32_t>(config.max_frame_bytes);
   options.max_connections = static_cast<size_t>(config.max_connections);
   options.max_connections_per_address = static_cast<size_t>(config.max_connections_per_ip);
@@ -138,29 +138,41 @@ int main(int argc, char** argv) {
       },
       &metrics);
   BrokerContext context{topics, offsets, config, &metrics};
-  ProduceHandler produce(context);
-  FetchHandler fetch(context);
-  MetadataHandler metadata(context);
-  CreateTopicsHandler create_topics(context);
-  DeleteTopicsHandler delete_topics(context);
-  CommitOffsetsHandler commit_offsets(context);
-  FetchOffsetsHandler fetch_offsets(context);
-  using namespace messages;
-  dispatcher.add(frame::ApiKey::kProduce, kProduceVersion, kProduceVersion, &produce);
-  dispatcher.add(frame::ApiKey::kFetch, kFetchVersion, kFetchVersion, &fetch);
-  dispatcher.add(frame::ApiKey::kMetadata, kMetadataVersion, kMetadataVersion, &metadata);
-  dispatcher.add(frame::ApiKey::kCreateTopics, kCreateTopicsVersion, kCreateTopicsVersion,
-                 &create_topics);
-  dispatcher.add(frame::ApiKey::kDeleteTopics, kDeleteTopicsVersion, kDeleteTopicsVersion,
-                 &delete_topics);
-  dispatcher.add(frame::ApiKey::kCommitOffsets, kCommitOffsetsVersion, kCommitOffsetsVersion,
-                 &commit_offsets);
-  dispatcher.add(frame::ApiKey::kFetchOffsets, kFetchOffsetsVersion, kFetchOffsetsVersion,
-                 &fetch_offsets);
+  NativeHandlers native_handlers(native_dispatcher, context, kBrokerVersion);
+  Result<std::string> cluster_id = load_or_create_cluster_id(fs, config.data_dir);
+  if (!cluster_id.ok()) {
+    spdlog::critical("{}", cluster_id.status().message());
+    return 1;
+  }
+  kafka_listener::KafkaContext kafka_context{.broker = context,
+                                             .node_id = static_cast<int32_t>(config.node_id),
+                                             .advertised_host = "",
+                                             .advertised_port = 0,
+                                             .cluster_id = *cluster_id};
+  kafka_listener::KafkaHandlers kafka_handlers(kafka_dispatcher, kafka_context);
 
   if (Status st = server.open(); !st.ok()) {
     spdlog::critical("{}", st.message());
     return 1;
+  }
+  if (!config.kafka_listen.empty()) {
+    // Clients are told the advertised address, by default the bound one.
+    const asio::ip::tcp::endpoint bound = server.local_endpoint(1);
+    const HostPort advertised = config.kafka_advertised_listener.empty()
+                                    ? HostPort{bound.address().to_string(), bound.port()}
+                                    : *parse_advertised_address(config.kafka_advertised_listener);
+    kafka_context.advertised_host = advertised.host;
+    kafka_context.advertised_port = advertised.port;
+    if (config.kafka_advertised_listener.empty() && bound.address().is_unspecified()) {
+      spdlog::warn(
+          "the Kafka listener is bound to {} and [kafka] advertised_listener is not set: clients "
+          "will be told to connect to {}, which they cannot; set it to the address clients use",
+          format_endpoint(bound), advertised.host);
+    }
+    // Tests and scripts parse "kafka on HOST:PORT" from this line.
+    spdlog::info("kafka on {} (advertised {}:{}, node id {}, cluster id {})",
+                 format_endpoint(bound), advertised.host, advertised.port, config.node_id,
+                 *cluster_id);
   }
   std::unique_ptr<MetricsServer> metrics_endpoint;
   if (!config.metrics_listen.empty()) {
@@ -187,7 +199,7 @@ int main(int argc, char** argv) {
   }
   // Tests and scripts parse "listening on HOST:PORT" from this line.
   spdlog::info("{} listening on {} (data_dir \"{}\", config \"{}\", {} thread(s))", kBrokerVersion,
-               format_endpoint(server.local_endpoint()), config.data_dir,
+               format_endpoint(server.local_endpoint(0)), config.data_dir,
                config.config_file.empty() ? "(none, defaults and flags)" : config.config_file,
                cores.size());
   spdlog::info("memory budget for requests in flight: {} MiB in all, {} MiB per connection{}",

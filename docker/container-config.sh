@@ -11,19 +11,25 @@ awk '
   BEGIN {
     print "# Spillway broker configuration of the container image, made from"
     print "# config/broker.toml by docker/container-config.sh. Changed for the"
-    print "# container: [broker] listen, [broker] data_dir, [metrics] listen."
+    print "# container: [broker] listen, [broker] data_dir, [kafka] listen and"
+    print "# advertised_listener, [metrics] listen."
     print "# Environment variables (SPILLWAY_LISTEN, ...) and flags override it;"
     print "# see docs/operations.md."
     print ""
   }
   /^\[/ { section = $0 }
-  section == "[broker]" && /^listen *=/ { print "listen = \"0.0.0.0:9092\""; n++; next }
+  section == "[broker]" && /^listen *=/ { print "listen = \"0.0.0.0:9093\""; n++; next }
   section == "[broker]" && /^data_dir *=/ { print "data_dir = \"/var/lib/spillway\""; n++; next }
+  section == "[kafka]" && /^listen *=/ { print "listen = \"0.0.0.0:9092\""; n++; next }
+  # Kafka clients connect to what Metadata names: by default the host
+  # localhost, as with `-p 9092:9092`; SPILLWAY_KAFKA_ADVERTISED_LISTENER
+  # sets another.
+  section == "[kafka]" && /^advertised_listener *=/ { print "advertised_listener = \"localhost:9092\""; n++; next }
   section == "[metrics]" && /^listen *=/ { print "listen = \"0.0.0.0:9644\""; n++; next }
   { print }
   END {
-    if (n != 3) {
-      print "container-config.sh: expected [broker] listen, [broker] data_dir and [metrics] listen" > "/dev/stderr"
+    if (n != 5) {
+      print "container-config.sh: expected [broker] listen, [broker] data_dir, [kafka] listen, [kafka] advertised_listener and [metrics] listen" > "/dev/stderr"
       exit 1
     }
   }

@@ -10,7 +10,7 @@
 #   3. flags given as the container's arguments (`docker run IMAGE --threads 2`).
 # A variable whose flag is also among the arguments is skipped, so arguments
 # win. A first argument that is not a flag is run instead of the broker
-# (`docker run IMAGE spillway ping --broker host:9092`, `... IMAGE sh`).
+# (`docker run IMAGE spillway ping --broker host:9093`, `... IMAGE sh`).
 #
 # The broker is exec'd, so it is PID 1 and gets `docker stop`'s SIGTERM
 # itself; it installs its own handler, answers the requests it has read and

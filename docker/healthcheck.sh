@@ -5,7 +5,7 @@
 # The address is, first found: $SPILLWAY_HEALTHCHECK_BROKER; the --listen
 # flag of PID 1 when PID 1 is the broker (the entrypoint turns SPILLWAY_LISTEN
 # into that flag); $SPILLWAY_LISTEN; [broker] listen in $SPILLWAY_CONFIG;
-# 0.0.0.0:9092. A wildcard host (0.0.0.0, [::]) is pinged on loopback.
+# 0.0.0.0:9093. A wildcard host (0.0.0.0, [::]) is pinged on loopback.
 set -eu
 
 listen_from_pid1() {
@@ -28,7 +28,7 @@ if [ -z "$broker" ]; then
   listen=$(listen_from_pid1)
   [ -n "$listen" ] || listen=${SPILLWAY_LISTEN:-}
   [ -n "$listen" ] || listen=$(listen_from_config)
-  [ -n "$listen" ] || listen=0.0.0.0:9092
+  [ -n "$listen" ] || listen=0.0.0.0:9093
   host=${listen%:*}
   port=${listen##*:}
   case "$host" in

@@ -21,7 +21,8 @@ inline constexpr int64_t kMaxInFlightPerConnection = 64;
 
 struct BrokerConfig {
   // [broker]
-  std::string listen = "127.0.0.1:9092";
+  std::string listen = "127.0.0.1:9093";  // the native protocol
+  int64_t node_id = 0;
   std::string data_dir = "./data";
   int64_t threads = 0;  // 0 = one per core
   int64_t shutdown_timeout_ms = defaults::kShutdownTimeoutMs;
@@ -48,6 +49,9 @@ struct BrokerConfig {
   // [integrity]
   bool verify_reads = false;
   int64_t scrub_bytes_per_second = 0;  // 0 = no scrubber
+  // [kafka]
+  std::string kafka_listen = "127.0.0.1:9092";  // empty = no Kafka listener
+  std::string kafka_advertised_listener;        // empty = the bound listen address
   // [metrics]
   std::string metrics_listen;  // empty = no metrics endpoint
 

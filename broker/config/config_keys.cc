@@ -32,6 +32,16 @@ const std::array kKeys = {
               "",
               "address the native protocol listens on; port 0 picks a free port"},
     ConfigKey{"broker",
+              "node_id",
+              "node-id",
+              K::kInteger,
+              &C::node_id,
+              0,
+              INT32_MAX,
+              {},
+              "",
+              "this broker's id, as Kafka clients see it in Metadata"},
+    ConfigKey{"broker",
               "data_dir",
               "data-dir",
               K::kString,
@@ -251,6 +261,26 @@ const std::array kKeys = {
               "bytes per second",
               "re-read the sealed segments of every partition in a loop at this rate (all "
               "partitions together), checking each batch's CRC; 0 = off"},
+    ConfigKey{"kafka",
+              "listen",
+              "kafka-listen",
+              K::kHostPortOrEmpty,
+              &C::kafka_listen,
+              0,
+              0,
+              {},
+              "",
+              "address the Kafka protocol listens on; port 0 picks a free port; empty = off"},
+    ConfigKey{"kafka",
+              "advertised_listener",
+              "kafka-advertised-listener",
+              K::kAdvertised,
+              &C::kafka_advertised_listener,
+              0,
+              0,
+              {},
+              "",
+              "HOST:PORT Kafka clients are told to connect to; empty = the bound listen address"},
     ConfigKey{"metrics",
               "listen",
               "metrics-listen",
@@ -304,6 +334,8 @@ std::string describe_expected(const ConfigKey& key) {
       return "a string IP:PORT such as \"127.0.0.1:9092\" or \"[::1]:9092\"";
     case K::kHostPortOrEmpty:
       return "a string IP:PORT such as \"127.0.0.1:9644\", or \"\" for off";
+    case K::kAdvertised:
+      return "a string HOST:PORT such as \"kafka.example.com:9092\", or \"\" for the default";
     case K::kLogLevel:
       return "one of \"trace\", \"debug\", \"info\", \"warn\", \"error\", \"critical\", \"off\"";
   }
@@ -351,6 +383,9 @@ Status set_string(const ConfigKey& key, std::string_view value, BrokerConfig& co
       [[fallthrough]];
     case K::kHostPort:
       if (!parse_host_port(value).ok()) return mismatch(key, quoted);
+      break;
+    case K::kAdvertised:
+      if (!value.empty() && !parse_advertised_address(value).ok()) return mismatch(key, quoted);
       break;
     case K::kLogLevel:
       if (!log::validate_level(value).ok()) return mismatch(key, quoted);

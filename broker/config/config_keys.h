@@ -22,6 +22,7 @@ enum class ConfigKind {
   kChoice,           // one of `choices`
   kHostPort,         // IP:PORT (see listen_address.h)
   kHostPortOrEmpty,  // IP:PORT, or "" for "off"
+  kAdvertised,       // HOST:PORT (a host name or IP, port 1-65535), or "" for a default
   kLogLevel,         // trace|debug|info|warn|error|critical|off
 };
 

@@ -1,4 +1,4 @@
-// Parsing of "host:port" settings (listen, metrics_listen).
+// Parsing of "host:port" settings (listen, metrics_listen, advertised addresses).
 #pragma once
 
 #include <cstdint>
@@ -18,5 +18,10 @@ struct HostPort {
 // a typo cannot make the broker bind somewhere unexpected after a DNS lookup.
 // Error (kConfig) says what was expected.
 Result<HostPort> parse_host_port(std::string_view text);
+
+// Where clients are told to connect: "HOST:PORT" with a host name or an IP
+// literal ("[::1]:9092" for IPv6) and a port in [1, 65535]. It is only ever
+// sent to clients, never bound or looked up here. Error (kConfig).
+Result<HostPort> parse_advertised_address(std::string_view text);
 
 }  // namespace spillway::broker

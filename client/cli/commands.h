@@ -14,7 +14,7 @@
 namespace spillway::cli {
 
 // Default broker address of every subcommand's --broker flag.
-inline constexpr const char* kDefaultBroker = "127.0.0.1:9092";
+inline constexpr const char* kDefaultBroker = "127.0.0.1:9093";
 
 // The connection settings of a subcommand's Admin connection: its --timeout-ms
 // bounds the connect and every request, and the broker sees the CLI's name

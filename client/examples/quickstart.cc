@@ -4,7 +4,7 @@
 // Creates the topic if it is missing, produces three keyed messages, reads
 // them back and prints "offset key=value" for each.
 //
-//   spillway_quickstart [BROKER (default 127.0.0.1:9092)] [TOPIC (default quickstart)]
+//   spillway_quickstart [BROKER (default 127.0.0.1:9093)] [TOPIC (default quickstart)]
 #include <spillway/admin.h>
 #include <spillway/consumer.h>
 #include <spillway/producer.h>
@@ -33,7 +33,7 @@ spillway::Status create_topic(const std::string& broker, const std::string& topi
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::string broker = argc > 1 ? argv[1] : "127.0.0.1:9092";
+  const std::string broker = argc > 1 ? argv[1] : "127.0.0.1:9093";
   const std::string topic = argc > 2 ? argv[2] : "quickstart";
   if (spillway::Status st = create_topic(broker, topic); !st.ok()) return fail(st);
 

@@ -112,7 +112,8 @@ healthcheck=${healthcheck#CMD }
 [[ -n "$user" && "$user" != root* && "$user" != 0* ]] || fail "the image's USER is '$user', not a non-root user"
 inspect '{{json .Config.Volumes}}' | grep -q '"/var/lib/spillway"' || fail "no VOLUME /var/lib/spillway"
 ports=$(inspect '{{json .Config.ExposedPorts}}')
-[[ "$ports" == *'"9092/tcp"'* && "$ports" == *'"9644/tcp"'* ]] || fail "the image exposes $ports, not 9092 and 9644"
+[[ "$ports" == *'"9092/tcp"'* && "$ports" == *'"9093/tcp"'* && "$ports" == *'"9644/tcp"'* ]] ||
+  fail "the image exposes $ports, not 9092, 9093 and 9644"
 
 new_container() {
   local c
@@ -160,7 +161,8 @@ start_broker() {
   local name=$1 c env_args=() i
   shift
   c=$(new_container)
-  env_args=(--env SPILLWAY_LISTEN=127.0.0.1:0 --env SPILLWAY_METRICS_LISTEN=127.0.0.1:0
+  env_args=(--env SPILLWAY_LISTEN=127.0.0.1:0 --env SPILLWAY_KAFKA_LISTEN=127.0.0.1:0
+            --env SPILLWAY_METRICS_LISTEN=127.0.0.1:0
             --env SPILLWAY_THREADS=2)
   while (($#)) && [[ "$1" != -- ]]; do env_args+=(--env "$1"); shift; done
   (($# == 0)) || shift

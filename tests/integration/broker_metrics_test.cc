@@ -71,7 +71,7 @@ TEST(BrokerMetrics, AMetricsPortInUseIsNamedAsTheMetricsListener) {
 
   TempDir dir;
   Result<ProcessExit> exit =
-      run_process(broker_binary(), {"--listen", "127.0.0.1:0", "--data-dir",
+      run_process(broker_binary(), {"--listen", "127.0.0.1:0", "--kafka-listen", "127.0.0.1:0", "--data-dir",
                                     (dir.path() / "data").string(), "--metrics-listen", taken});
   ::close(fd);
   ASSERT_TRUE(exit.ok()) << exit.status().to_string();

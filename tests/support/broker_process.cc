@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -54,11 +55,11 @@ Result<pid_t> spawn(const std::string& binary, const std::vector<std::string>& a
 
 // Finds "listening on HOST:PORT" (HOST an IPv4 literal or [IPv6]) in the
 // broker's start-up line.
-bool parse_listening_line(const std::string& log, std::string* host, uint16_t* port) {
-  static constexpr std::string_view kMarker = "listening on ";
-  const size_t at = log.find(kMarker);
+bool parse_address_after(const std::string& log, std::string_view marker, std::string* host,
+                         uint16_t* port) {
+  const size_t at = log.find(marker);
   if (at == std::string::npos) return false;
-  const size_t start = at + kMarker.size();
+  const size_t start = at + marker.size();
   const size_t end = log.find_first_of(" \n", start);
   if (end == std::string::npos) return false;  // the line is still being written
   const std::string address = log.substr(start, end - start);
@@ -73,6 +74,10 @@ bool parse_listening_line(const std::string& log, std::string* host, uint16_t* p
   *host = address.substr(0, colon);
   *port = static_cast<uint16_t>(value);
   return true;
+}
+
+bool parse_listening_line(const std::string& log, std::string* host, uint16_t* port) {
+  return parse_address_after(log, "listening on ", host, port);
 }
 
 ProcessExit decode_wait_status(int status) {
@@ -163,6 +168,10 @@ Result<std::unique_ptr<BrokerProcess>> BrokerProcess::start(Options options) {
   broker->log_path_ = broker->temp_->path() / "broker.log";
   std::vector<std::string> args;
   if (options.default_listen) args.insert(args.end(), {"--listen", "127.0.0.1:0"});
+  // The Kafka listener defaults to the fixed port 9092; tests run in parallel.
+  const bool kafka_given =
+      std::find(options.args.begin(), options.args.end(), "--kafka-listen") != options.args.end();
+  if (!kafka_given) args.insert(args.end(), {"--kafka-listen", "127.0.0.1:0"});
   if (options.default_data_dir) {
     broker->data_dir_ = broker->temp_->path() / "data";
     args.insert(args.end(), {"--data-dir", broker->data_dir_.string()});
@@ -176,7 +185,12 @@ Result<std::unique_ptr<BrokerProcess>> BrokerProcess::start(Options options) {
   const auto deadline = Clock::now() + options.start_timeout;
   for (;;) {
     const std::string log = broker->log();
-    if (parse_listening_line(log, &broker->host_, &broker->port_)) return broker;
+    if (parse_listening_line(log, &broker->host_, &broker->port_)) {
+      // Logged before "listening on" when the Kafka listener is on.
+      std::string kafka_host;
+      parse_address_after(log, "kafka on ", &kafka_host, &broker->kafka_port_);
+      return broker;
+    }
     int status = 0;
     if (waitpid(broker->pid_, &status, WNOHANG) == broker->pid_) {
       broker->pid_ = -1;

@@ -80,6 +80,9 @@ class BrokerProcess {
 
   pid_t pid() const { return pid_; }
   uint16_t port() const { return port_; }
+  // The Kafka listener's port; 0 when it is off.
+  uint16_t kafka_port() const { return kafka_port_; }
+  std::string kafka_address() const { return host_ + ":" + std::to_string(kafka_port_); }
   // "127.0.0.1:PORT" (the host the log line named).
   std::string address() const { return host_ + ":" + std::to_string(port_); }
   // The temporary data directory (empty when default_data_dir was false);
@@ -98,6 +101,7 @@ class BrokerProcess {
 
   pid_t pid_ = -1;
   uint16_t port_ = 0;
+  uint16_t kafka_port_ = 0;
   std::string host_;
   std::unique_ptr<TempDir> temp_;
   std::filesystem::path data_dir_;

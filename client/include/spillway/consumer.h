@@ -33,7 +33,7 @@ namespace spillway {
 enum class OffsetReset : int8_t { kEarliest, kLatest };
 
 struct ConsumerOptions {
-  std::string bootstrap = "127.0.0.1:9092";
+  std::string bootstrap = "127.0.0.1:9093";
   // Empty = no group: nothing is committed and every partition starts at
   // `reset`. Otherwise positions start at the group's committed offsets.
   std::string group_id;

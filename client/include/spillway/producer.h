@@ -65,7 +65,7 @@ enum class Acks : int8_t {
 enum class ProducerCompression : int8_t { kNone = 0, kZstd = 4 };
 
 struct ProducerOptions {
-  std::string bootstrap = "127.0.0.1:9092";  // "host:port" of the broker
+  std::string bootstrap = "127.0.0.1:9093";  // "host:port" of the broker
   Acks acks = Acks::kLeader;
   // How long a partition's batch waits for more records before it is sent.
   std::chrono::milliseconds linger{5};

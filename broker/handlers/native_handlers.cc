@@ -1,0 +1,38 @@
+// Registration of the native handlers, with the versions their codecs name.
+#include "native_handlers.h"
+
+#include "spillway/common/messages/fetch.h"
+#include "spillway/common/messages/metadata.h"
+#include "spillway/common/messages/offsets.h"
+#include "spillway/common/messages/produce.h"
+#include "spillway/common/messages/topics.h"
+
+namespace spillway::broker {
+
+NativeHandlers::NativeHandlers(Dispatcher& dispatcher, BrokerContext& context,
+                               std::string broker_version)
+    : api_versions_(dispatcher, std::move(broker_version)),
+      produce_(context),
+      fetch_(context),
+      metadata_(context),
+      create_topics_(context),
+      delete_topics_(context),
+      commit_offsets_(context),
+      fetch_offsets_(context) {
+  using namespace messages;
+  using frame::ApiKey;
+  dispatcher.add(ApiKey::kApiVersions, kApiVersionsVersion, kApiVersionsVersion, &api_versions_);
+  dispatcher.add(ApiKey::kProduce, kProduceVersion, kProduceVersion, &produce_);
+  dispatcher.add(ApiKey::kFetch, kFetchVersion, kFetchVersion, &fetch_);
+  dispatcher.add(ApiKey::kMetadata, kMetadataVersion, kMetadataVersion, &metadata_);
+  dispatcher.add(ApiKey::kCreateTopics, kCreateTopicsVersion, kCreateTopicsVersion,
+                 &create_topics_);
+  dispatcher.add(ApiKey::kDeleteTopics, kDeleteTopicsVersion, kDeleteTopicsVersion,
+                 &delete_topics_);
+  dispatcher.add(ApiKey::kCommitOffsets, kCommitOffsetsVersion, kCommitOffsetsVersion,
+                 &commit_offsets_);
+  dispatcher.add(ApiKey::kFetchOffsets, kFetchOffsetsVersion, kFetchOffsetsVersion,
+                 &fetch_offsets_);
+}
+
+}  // namespace spillway::broker

@@ -1,0 +1,34 @@
+// The native protocol's handlers (docs/protocol.md), made and registered on
+// the native listener's dispatcher in one place.
+#pragma once
+
+#include "admin_handlers.h"
+#include "broker_context.h"
+#include "fetch_handler.h"
+#include "produce_handler.h"
+#include "protocol/api_versions_handler.h"
+#include "protocol/dispatcher.h"
+
+namespace spillway::broker {
+
+class NativeHandlers {
+ public:
+  // Registers every native api on `dispatcher` (a native one); `context`
+  // and `dispatcher` must outlive this. `broker_version` is what
+  // ApiVersions tells clients.
+  NativeHandlers(Dispatcher& dispatcher, BrokerContext& context, std::string broker_version);
+  NativeHandlers(const NativeHandlers&) = delete;
+  NativeHandlers& operator=(const NativeHandlers&) = delete;
+
+ private:
+  ApiVersionsHandler api_versions_;
+  ProduceHandler produce_;
+  FetchHandler fetch_;
+  MetadataHandler metadata_;
+  CreateTopicsHandler create_topics_;
+  DeleteTopicsHandler delete_topics_;
+  CommitOffsetsHandler commit_offsets_;
+  FetchOffsetsHandler fetch_offsets_;
+};
+
+}  // namespace spillway::broker

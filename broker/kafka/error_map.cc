@@ -1,0 +1,51 @@
+// The ErrorCode -> Kafka error code table.
+#include "error_map.h"
+
+#include "spillway/common/kafka/error_codes.h"
+
+namespace spillway::broker::kafka_listener {
+
+int16_t kafka_error(ErrorCode code) noexcept {
+  namespace e = kafka::errors;
+  switch (code) {
+    case ErrorCode::kOk:
+      return e::kNone;
+    case ErrorCode::kCorruptMessage:
+      return e::kCorruptMessage;
+    case ErrorCode::kInvalidArgument:
+      return e::kInvalidRequest;
+    case ErrorCode::kUnsupportedVersion:
+      return e::kUnsupportedVersion;
+    case ErrorCode::kFrameTooLarge:
+    case ErrorCode::kBatchTooLarge:
+      return e::kMessageTooLarge;
+    case ErrorCode::kUnknownTopic:
+    case ErrorCode::kUnknownPartition:
+      return e::kUnknownTopicOrPartition;
+    case ErrorCode::kOffsetOutOfRange:
+      return e::kOffsetOutOfRange;
+    case ErrorCode::kTopicExists:
+      return e::kTopicAlreadyExists;
+    case ErrorCode::kNotEnoughSpace:
+    case ErrorCode::kIoError:
+    case ErrorCode::kReadOnly:
+      // The partition's storage failed; clients retry and refresh metadata.
+      return e::kKafkaStorageError;
+    case ErrorCode::kResourceExhausted:
+    case ErrorCode::kTimeout:
+    case ErrorCode::kTooManyRequests:
+      return e::kRequestTimedOut;
+    case ErrorCode::kNotConnected:
+      return e::kNetworkException;
+    case ErrorCode::kShuttingDown:
+      // The broker is stopping: the client retries, after a metadata refresh.
+      return e::kNotLeaderOrFollower;
+    case ErrorCode::kConfig:
+      return e::kInvalidConfig;
+    case ErrorCode::kUnknown:
+      break;
+  }
+  return e::kUnknownServerError;
+}
+
+}  // namespace spillway::broker::kafka_listener

@@ -1,0 +1,16 @@
+// Spillway's error codes as Kafka's (docs/kafka.md, "Errors"): the one
+// table every Kafka handler answers through, so a condition is reported with
+// the same Kafka code whichever request meets it.
+#pragma once
+
+#include <cstdint>
+
+#include "spillway/common/status.h"
+
+namespace spillway::broker::kafka_listener {
+
+// The Kafka error code a client should see for `code`.
+int16_t kafka_error(ErrorCode code) noexcept;
+inline int16_t kafka_error(const Status& status) noexcept { return kafka_error(status.code()); }
+
+}  // namespace spillway::broker::kafka_listener

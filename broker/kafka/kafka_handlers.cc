@@ -1,0 +1,29 @@
+// Registration of the Kafka handlers. The versions are those the message
+// descriptions cover (kafka::api_info), unless a handler serves fewer.
+#include "kafka_handlers.h"
+
+namespace spillway::broker::kafka_listener {
+
+namespace {
+
+template <typename H>
+void add(Dispatcher& dispatcher, kafka::ApiKey key, H* handler, bool any_version = false) {
+  const wire::Versions versions = kafka::api_info(key).versions;
+  dispatcher.add(key, versions.first, versions.last, handler, any_version);
+}
+
+}  // namespace
+
+KafkaHandlers::KafkaHandlers(Dispatcher& dispatcher, KafkaContext& context)
+    : api_versions_(dispatcher),
+      metadata_(context),
+      find_coordinator_(context),
+      describe_cluster_(context) {
+  using kafka::ApiKey;
+  add(dispatcher, ApiKey::kApiVersions, &api_versions_, /*any_version=*/true);
+  add(dispatcher, ApiKey::kMetadata, &metadata_);
+  add(dispatcher, ApiKey::kFindCoordinator, &find_coordinator_);
+  add(dispatcher, ApiKey::kDescribeCluster, &describe_cluster_);
+}
+
+}  // namespace spillway::broker::kafka_listener

@@ -1,0 +1,28 @@
+// The Kafka listener's handlers (docs/kafka.md), made and registered on its
+// dispatcher in one place, with the versions each serves.
+#pragma once
+
+#include "api_versions_handler.h"
+#include "cluster_handlers.h"
+#include "kafka_context.h"
+#include "metadata_handler.h"
+#include "protocol/dispatcher.h"
+
+namespace spillway::broker::kafka_listener {
+
+class KafkaHandlers {
+ public:
+  // Registers every served Kafka api on `dispatcher` (a Kafka one);
+  // `context` and `dispatcher` must outlive this.
+  KafkaHandlers(Dispatcher& dispatcher, KafkaContext& context);
+  KafkaHandlers(const KafkaHandlers&) = delete;
+  KafkaHandlers& operator=(const KafkaHandlers&) = delete;
+
+ private:
+  ApiVersionsHandler api_versions_;
+  MetadataHandler metadata_;
+  FindCoordinatorHandler find_coordinator_;
+  DescribeClusterHandler describe_cluster_;
+};
+
+}  // namespace spillway::broker::kafka_listener

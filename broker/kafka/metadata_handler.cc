@@ -1,0 +1,133 @@
+// Kafka's Metadata.
+#include "metadata_handler.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "codec.h"
+#include "error_map.h"
+#include "spillway/common/kafka/error_codes.h"
+#include "spillway/common/kafka/metadata.h"
+
+namespace spillway::broker::kafka_listener {
+
+namespace {
+
+using Response = kafka::MetadataResponse;
+
+// The response as views over these, kept in the exchange and reused.
+struct MetadataState final : ExchangeState {
+  std::vector<Response::Topic> topics;
+  std::vector<Response::Partition> partitions;
+  std::vector<size_t> first_partition;  // per topic, into `partitions`
+  std::vector<const Topic*> listed;
+  std::array<int32_t, 1> replicas{};  // this broker
+
+  void clear() {
+    topics.clear();
+    partitions.clear();
+    first_partition.clear();
+    listed.clear();
+  }
+
+  void add(const Topic& topic) {
+    first_partition.push_back(partitions.size());
+    Response::Topic t;
+    t.name = topic.name;
+    t.error_code = kafka_error(topic.offline);
+    topics.push_back(t);
+    if (!topic.offline.ok()) return;
+    for (const auto& p : topic.partitions) {
+      Response::Partition part;
+      part.partition_index = p->index().value();
+      // A corrupt partition serves nothing until it is repaired.
+      part.error_code = p->corrupt() ? kafka::errors::kKafkaStorageError : kafka::errors::kNone;
+      part.leader_id = replicas[0];
+      part.leader_epoch = 0;
+      part.replica_nodes = replicas;
+      part.isr_nodes = replicas;
+      part.offline_replicas = {};
+      partitions.push_back(part);
+    }
+  }
+
+  void add_error(std::string_view name, int16_t error) {
+    first_partition.push_back(partitions.size());
+    Response::Topic t;
+    t.name = name;
+    t.error_code = error;
+    topics.push_back(t);
+  }
+
+  void link_partitions() {
+    first_partition.push_back(partitions.size());
+    for (size_t t = 0; t < topics.size(); ++t) {
+      topics[t].partitions = std::span<const Response::Partition>(partitions).subspan(
+          first_partition[t], first_partition[t + 1] - first_partition[t]);
+    }
+  }
+};
+
+}  // namespace
+
+void MetadataHandler::handle(Exchange& exchange) {
+  Result<kafka::MetadataRequest> request = decode_request<kafka::MetadataRequest>(exchange);
+  if (!request.ok()) {
+    exchange.finish(request.status());
+    return;
+  }
+  const int16_t version = exchange.header().api_version;
+  MetadataState& st = exchange.state<MetadataState>(Exchange::kOtherState);
+  st.clear();
+  st.replicas[0] = context_.node_id;
+  TopicRegistry& topics = context_.broker.topics;
+  const bool all = request->topics.is_null() || (version == 0 && request->topics.empty());
+  if (all) {
+    for (const auto& [name, topic] : topics.table()) st.listed.push_back(topic.get());
+    std::sort(st.listed.begin(), st.listed.end(),
+              [](const Topic* a, const Topic* b) { return a->name < b->name; });
+    for (const Topic* topic : st.listed) st.add(*topic);
+  } else {
+    // Before v4 a client cannot say, and Kafka then creates topics too.
+    const bool may_create = context_.broker.config.auto_create_topics &&
+                            (version < 4 || request->allow_auto_topic_creation);
+    for (const kafka::MetadataRequest::Topic& requested : request->topics) {
+      // v10+ may name a topic by id only; Spillway has no topic ids.
+      if (!requested.name) {
+        st.add_error("", kafka::errors::kUnknownTopicOrPartition);
+        continue;
+      }
+      const std::string_view name = *requested.name;
+      if (const Topic* topic = topics.find(name)) {
+        st.add(*topic);
+      } else if (!validate_topic_name(name).ok()) {
+        st.add_error(name, kafka::errors::kInvalidTopicException);
+      } else if (may_create) {
+        CreateTopicSpec spec;
+        spec.name = std::string(name);
+        spec.partitions = static_cast<int32_t>(context_.broker.config.default_partitions);
+        Result<std::shared_ptr<Topic>> created =
+            topics.create(spec, exchange.executor(), [](Status) {});
+        // Every core has it shortly; the client asks again meanwhile.
+        st.add_error(name, created.ok() || created.status().code() == ErrorCode::kTopicExists
+                               ? kafka::errors::kLeaderNotAvailable
+                               : kafka_error(created.status()));
+      } else {
+        st.add_error(name, kafka::errors::kUnknownTopicOrPartition);
+      }
+    }
+  }
+  st.link_partitions();
+  const Response::Broker self{.node_id = context_.node_id,
+                              .host = context_.advertised_host,
+                              .port = context_.advertised_port,
+                              .rack = std::nullopt};
+  Response response;
+  response.brokers = std::span(&self, 1);
+  response.cluster_id = context_.cluster_id;
+  response.controller_id = context_.node_id;
+  response.topics = st.topics;
+  respond(exchange, response);
+}
+
+}  // namespace spillway::broker::kafka_listener

@@ -1,0 +1,23 @@
+// Kafka's Metadata (key 3, v0-12): this broker (the only one, so leader,
+// replica, in-sync replica and controller of everything), the cluster id,
+// and the topics asked for (null, or in v0 an empty list: all of them) with
+// their partitions. Unknown topics are created when `[topics] auto_create`
+// is on and the client allows it (v4+), answered LEADER_NOT_AVAILABLE as
+// Kafka does until the client asks again.
+#pragma once
+
+#include "kafka_context.h"
+#include "protocol/dispatcher.h"
+
+namespace spillway::broker::kafka_listener {
+
+class MetadataHandler final : public Handler {
+ public:
+  explicit MetadataHandler(KafkaContext& context) : context_(context) {}
+  void handle(Exchange& exchange) override;
+
+ private:
+  KafkaContext& context_;
+};
+
+}  // namespace spillway::broker::kafka_listener
