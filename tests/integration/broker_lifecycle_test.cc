@@ -91,9 +91,9 @@ TEST(BrokerLifecycle, PipelinedRequestsAreAllAnsweredInOrder) {
 TEST(BrokerLifecycle, SecondBrokerOnTheSameDataDirIsRefused) {
   auto first = BrokerProcess::start();
   ASSERT_TRUE(first.ok()) << first.status().to_string();
-  Result<ProcessExit> second = run_process(
-      broker_binary(), {"--listen", "127.0.0.1:0", "--kafka-listen", "127.0.0.1:0", "--data-dir",
-                          (*first)->data_dir().string()});
+  Result<ProcessExit> second =
+      run_process(broker_binary(), {"--listen", "127.0.0.1:0", "--kafka-listen", "127.0.0.1:0",
+                                    "--data-dir", (*first)->data_dir().string()});
   ASSERT_TRUE(second.ok()) << second.status().to_string();
   EXPECT_NE(second->exit_code, 0);
   EXPECT_NE(second->output.find("in use by another spillway-broker"), std::string::npos)
@@ -109,9 +109,8 @@ TEST(BrokerLifecycle, AddressInUseFailsWithNonZeroExit) {
   ASSERT_TRUE(first.ok()) << first.status().to_string();
   TempDir dir;
   Result<ProcessExit> second =
-      run_process(broker_binary(),
-                  {"--listen", (*first)->address(), "--kafka-listen", "127.0.0.1:0", "--data-dir",
-                   (dir.path() / "data").string()});
+      run_process(broker_binary(), {"--listen", (*first)->address(), "--kafka-listen",
+                                    "127.0.0.1:0", "--data-dir", (dir.path() / "data").string()});
   ASSERT_TRUE(second.ok()) << second.status().to_string();
   EXPECT_EQ(second->exit_code, 1) << second->output;
   EXPECT_NE(second->output.find("cannot listen on " + (*first)->address()), std::string::npos)

@@ -70,9 +70,9 @@ TEST(BrokerMetrics, AMetricsPortInUseIsNamedAsTheMetricsListener) {
   const std::string taken = "127.0.0.1:" + std::to_string(ntohs(addr.sin_port));
 
   TempDir dir;
-  Result<ProcessExit> exit =
-      run_process(broker_binary(), {"--listen", "127.0.0.1:0", "--kafka-listen", "127.0.0.1:0", "--data-dir",
-                                    (dir.path() / "data").string(), "--metrics-listen", taken});
+  Result<ProcessExit> exit = run_process(
+      broker_binary(), {"--listen", "127.0.0.1:0", "--kafka-listen", "127.0.0.1:0", "--data-dir",
+                        (dir.path() / "data").string(), "--metrics-listen", taken});
   ::close(fd);
   ASSERT_TRUE(exit.ok()) << exit.status().to_string();
   EXPECT_EQ(exit->exit_code, 1) << exit->output;

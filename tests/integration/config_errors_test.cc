@@ -15,10 +15,9 @@ Result<ProcessExit> run_with_config(const TempDir& dir, const std::string& text,
                                     std::vector<std::string> extra = {}) {
   const auto path = dir.path() / "broker.toml";
   std::ofstream(path) << text;
-  std::vector<std::string> args = {"--config",       path.string(),
-                                   "--listen",       "127.0.0.1:0",
-                                   "--kafka-listen", "127.0.0.1:0",
-                                   "--data-dir",     (dir.path() / "data").string()};
+  std::vector<std::string> args = {
+      "--config",       path.string(), "--listen",   "127.0.0.1:0",
+      "--kafka-listen", "127.0.0.1:0", "--data-dir", (dir.path() / "data").string()};
   args.insert(args.end(), extra.begin(), extra.end());
   return run_process(broker_binary(), args);
 }
@@ -80,8 +79,9 @@ TEST(ConfigErrors, BadFlagValueIsRefused) {
 TEST(ConfigErrors, ADirectoryIsNotAConfigFile) {
   TempDir dir;
   Result<ProcessExit> exit =
-      run_process(broker_binary(), {"--config", dir.path().string(), "--listen", "127.0.0.1:0", "--kafka-listen", "127.0.0.1:0",
-                                    "--data-dir", (dir.path() / "data").string()});
+      run_process(broker_binary(),
+                  {"--config", dir.path().string(), "--listen", "127.0.0.1:0", "--kafka-listen",
+                   "127.0.0.1:0", "--data-dir", (dir.path() / "data").string()});
   ASSERT_TRUE(exit.ok()) << exit.status().to_string();
   EXPECT_EQ(exit->exit_code, 2) << exit->output;
   EXPECT_NE(exit->output.find(dir.path().string() + ": is a directory, not a config file"),
