@@ -13,11 +13,11 @@
 
 #include "config/command_line.h"
 #include "config/memory_budget_size.h"
+#include "core/cluster_id.h"
 #include "core/offset_store.h"
 #include "core/scrub_budget.h"
 #include "core/topic_registry.h"
 #include "data_dir.h"
-#include "core/cluster_id.h"
 #include "handlers/broker_context.h"
 #include "handlers/native_handlers.h"
 #include "kafka/kafka_handlers.h"
@@ -133,8 +133,9 @@ int main(int argc, char** argv) {
   }
   Metrics metrics;
   Exchange::set_finish_observer(
-      [](void* ctx, int16_t api, std::chrono::nanoseconds latency) {
-        static_cast<Metrics*>(ctx)->record_request(api, latency);
+      [](void* ctx, bool kafka, int16_t api, std::chrono::nanoseconds latency) {
+        static_cast<Metrics*>(ctx)->record_request(
+            kafka ? Metrics::Protocol::kKafka : Metrics::Protocol::kNative, api, latency);
       },
       &metrics);
   BrokerContext context{topics, offsets, config, &metrics};

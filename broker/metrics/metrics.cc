@@ -6,6 +6,7 @@
 #include "core/scrub_budget.h"
 #include "core/topic_registry.h"
 #include "spillway/common/frame.h"
+#include "spillway/common/kafka/api_keys.h"
 
 // Defined by common/alloc_count/alloc_count.cc, linked into the broker when
 // SPILLWAY_COUNT_ALLOCATIONS is on.
@@ -18,9 +19,13 @@ int64_t heap_allocations_total() noexcept {
   return static_cast<int64_t>(spillway_heap_allocation_count());
 }
 
-void Metrics::record_request(int16_t api_key, std::chrono::nanoseconds latency) noexcept {
-  if (api_key < 0 || static_cast<size_t>(api_key) >= kApis) return;
-  Histogram& h = latency_[static_cast<size_t>(api_key)];
+void Metrics::record_request(Protocol protocol, int16_t api_key,
+                             std::chrono::nanoseconds latency) noexcept {
+  const std::span<Histogram> histograms = protocol == Protocol::kKafka
+                                              ? std::span<Histogram>(kafka_latency_)
+                                              : std::span<Histogram>(native_latency_);
+  if (api_key < 0 || static_cast<size_t>(api_key) >= histograms.size()) return;
+  Histogram& h = histograms[static_cast<size_t>(api_key)];
   const int64_t us = std::chrono::duration_cast<std::chrono::microseconds>(latency).count();
   size_t bucket = 0;
   while (bucket < kBucketsUs.size() && us > kBucketsUs[bucket]) ++bucket;
@@ -42,6 +47,26 @@ void counter(std::string& out, const char* name, const char* help, uint64_t valu
        static_cast<unsigned long long>(value));
 }
 }  // namespace
+
+void Metrics::render_latency(std::string& out, const char* protocol, const char* api,
+                             const Histogram& h) {
+  uint64_t cumulative = 0;
+  for (size_t b = 0; b < kBucketsUs.size(); ++b) {
+    cumulative += h.buckets[b].load();
+    line(out,
+         "spillway_request_latency_seconds_bucket{protocol=\"%s\",api=\"%s\",le=\"%g\"} %llu\n",
+         protocol, api, static_cast<double>(kBucketsUs[b]) / 1e6,
+         static_cast<unsigned long long>(cumulative));
+  }
+  cumulative += h.buckets[kBucketsUs.size()].load();
+  line(out,
+       "spillway_request_latency_seconds_bucket{protocol=\"%s\",api=\"%s\",le=\"+Inf\"} %llu\n",
+       protocol, api, static_cast<unsigned long long>(cumulative));
+  line(out, "spillway_request_latency_seconds_sum{protocol=\"%s\",api=\"%s\"} %g\n", protocol, api,
+       static_cast<double>(h.sum_us.load()) / 1e6);
+  line(out, "spillway_request_latency_seconds_count{protocol=\"%s\",api=\"%s\"} %llu\n", protocol,
+       api, static_cast<unsigned long long>(h.count.load()));
+}
 
 std::string Metrics::render(const TopicRegistry& topics, const NetworkGauges& network) const {
   std::string out;
@@ -136,24 +161,17 @@ std::string Metrics::render(const TopicRegistry& topics, const NetworkGauges& ne
 
   out +=
       "# HELP spillway_request_latency_seconds Time from a request's arrival to its response "
-      "being ready, per api.\n# TYPE spillway_request_latency_seconds histogram\n";
-  for (size_t api = 0; api < kApis; ++api) {
-    const Histogram& h = latency_[api];
+      "being ready, per protocol and api.\n# TYPE spillway_request_latency_seconds histogram\n";
+  for (size_t api = 0; api < kNativeApis; ++api) {
     const char* name = frame::api_name(static_cast<int16_t>(api));
-    if (name == nullptr) continue;
-    uint64_t cumulative = 0;
-    for (size_t b = 0; b < kBucketsUs.size(); ++b) {
-      cumulative += h.buckets[b].load();
-      line(out, "spillway_request_latency_seconds_bucket{api=\"%s\",le=\"%g\"} %llu\n", name,
-           static_cast<double>(kBucketsUs[b]) / 1e6, static_cast<unsigned long long>(cumulative));
+    if (name != nullptr) render_latency(out, "native", name, native_latency_[api]);
+  }
+  for (size_t api = 0; api < kKafkaApis; ++api) {
+    const kafka::ApiInfo* info = kafka::find_api(static_cast<int16_t>(api));
+    // Only APIs that were asked for: most described ones are never used.
+    if (info != nullptr && kafka_latency_[api].count.load() > 0) {
+      render_latency(out, "kafka", std::string(info->name).c_str(), kafka_latency_[api]);
     }
-    cumulative += h.buckets[kBucketsUs.size()].load();
-    line(out, "spillway_request_latency_seconds_bucket{api=\"%s\",le=\"+Inf\"} %llu\n", name,
-         static_cast<unsigned long long>(cumulative));
-    line(out, "spillway_request_latency_seconds_sum{api=\"%s\"} %g\n", name,
-         static_cast<double>(h.sum_us.load()) / 1e6);
-    line(out, "spillway_request_latency_seconds_count{api=\"%s\"} %llu\n", name,
-         static_cast<unsigned long long>(h.count.load()));
   }
   out +=
       "# HELP spillway_heap_allocations_total operator new calls in the broker process "

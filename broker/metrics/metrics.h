@@ -37,10 +37,14 @@ class Metrics {
   // Upper bounds of the latency buckets, in microseconds (then +Inf).
   static constexpr std::array<int64_t, 14> kBucketsUs = {
       50, 100, 250, 500, 1000, 2500, 5000, 10000, 25000, 50000, 100000, 250000, 1000000, 5000000};
-  static constexpr size_t kApis = 16;
+  // Api keys are numbered per protocol; each has its own histograms.
+  enum class Protocol : uint8_t { kNative, kKafka };
+  static constexpr size_t kNativeApis = 16;
+  static constexpr size_t kKafkaApis = 64;
 
-  // One finished request of api `api_key` that took `latency`.
-  void record_request(int16_t api_key, std::chrono::nanoseconds latency) noexcept;
+  // One finished request of api `api_key` of `protocol` that took `latency`.
+  void record_request(Protocol protocol, int16_t api_key,
+                      std::chrono::nanoseconds latency) noexcept;
   void count_rejected_batch() noexcept {
     rejected_batches_.fetch_add(1, std::memory_order_relaxed);
   }
@@ -54,7 +58,12 @@ class Metrics {
     std::atomic<uint64_t> count{0};
     std::atomic<uint64_t> sum_us{0};
   };
-  std::array<Histogram, kApis> latency_;
+  // One histogram's lines, labelled protocol="..." and api="...".
+  static void render_latency(std::string& out, const char* protocol, const char* api,
+                             const Histogram& h);
+
+  std::array<Histogram, kNativeApis> native_latency_;
+  std::array<Histogram, kKafkaApis> kafka_latency_;
   std::atomic<uint64_t> rejected_batches_{0};
 };
 

@@ -90,7 +90,8 @@ void Exchange::finish(const Status& status) noexcept {
     (void)out_.write(std::span(error).first(n));
   }
   if (g_observer) {
-    g_observer(g_observer_ctx, header_.api_key, std::chrono::steady_clock::now() - started_);
+    g_observer(g_observer_ctx, framing_ != Framing::kNative, header_.api_key,
+               std::chrono::steady_clock::now() - started_);
   }
   if (on_finished_) on_finished_(*this, owner_);
 }

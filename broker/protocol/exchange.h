@@ -115,9 +115,11 @@ class Exchange {
   // After the frame is written: returns pooled segments, drops the keep-alive.
   void recycle() noexcept;
 
-  // Called by every finish() with the api key and the time since reset()
-  // (the metrics' latency histograms). Set once at start, before any request.
-  using FinishObserver = void (*)(void* ctx, int16_t api_key, std::chrono::nanoseconds latency);
+  // Called by every finish() with the protocol (whose numbering the api key
+  // is in), the api key and the time since reset() (the metrics' latency
+  // histograms). Set once at start, before any request.
+  using FinishObserver = void (*)(void* ctx, bool kafka, int16_t api_key,
+                                  std::chrono::nanoseconds latency);
   static void set_finish_observer(FinishObserver observer, void* ctx) noexcept;
 
   // Memory for a response larger than the inline scratch (fetch): takes up

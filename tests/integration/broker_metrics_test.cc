@@ -9,6 +9,8 @@
 
 #include "broker_process.h"
 #include "broker_wire_client.h"
+#include "kafka_wire_client.h"
+#include "spillway/common/kafka/metadata.h"
 
 namespace spillway::testing {
 namespace {
@@ -31,6 +33,10 @@ TEST(BrokerMetrics, ServesCountersHistogramsAndGauges) {
   const auto batch = make_batch({{"a", "1"}, {"b", "2"}, {"c", "3"}});
   ASSERT_EQ(client.produce("m", 1, batch)[0].code, ErrorCode::kOk);
   ASSERT_EQ(records_in(client.fetch("m", 1, 0).records).size(), 3u);
+  // Kafka's api keys are another numbering (its Fetch is 1, the native
+  // Produce's number): its requests are counted apart, under Kafka's names.
+  KafkaWireClient kafka_client((*broker)->kafka_port());
+  ASSERT_TRUE(kafka_client.call<kafka::MetadataResponse>(kafka::MetadataRequest{}, 8).ok());
 
   const std::string page = scrape(port);
   EXPECT_EQ(page.rfind("HTTP/1.1 200 OK", 0), 0u) << page.substr(0, 100);
@@ -45,9 +51,12 @@ TEST(BrokerMetrics, ServesCountersHistogramsAndGauges) {
       page, "spillway_partition_log_bytes{topic=\"m\",partition=\"1\"}",
       static_cast<int64_t>(batch.size())));
   EXPECT_TRUE(has_line_with_value_at_least(
-      page, "spillway_request_latency_seconds_count{api=\"Produce\"}", 1));
+      page, "spillway_request_latency_seconds_count{protocol=\"native\",api=\"Produce\"}", 1));
   EXPECT_TRUE(has_line_with_value_at_least(
-      page, "spillway_request_latency_seconds_bucket{api=\"Fetch\",le=\"+Inf\"}", 1));
+      page,
+      "spillway_request_latency_seconds_bucket{protocol=\"native\",api=\"Fetch\",le=\"+Inf\"}", 1));
+  EXPECT_TRUE(has_line_with_value_at_least(
+      page, "spillway_request_latency_seconds_count{protocol=\"kafka\",api=\"Metadata\"}", 1));
   // -1 when the counter is compiled out (SPILLWAY_COUNT_ALLOCATIONS=OFF).
   EXPECT_TRUE(has_line_with_value_at_least(page, "spillway_heap_allocations_total", -1));
 
