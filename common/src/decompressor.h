@@ -45,7 +45,9 @@ class Decompressor {
   // kCorruptMessage for bad input (including a block that expands past the
   // bound), kResourceExhausted when a context could not be allocated.
   ErrorCode error_code() const noexcept { return error_code_; }
-  Status error_status() const { return Status(error_code_, error_ ? error_ : "decompression failed"); }
+  Status error_status() const {
+    return Status(error_code_, error_ ? error_ : "decompression failed");
+  }
 
  protected:
   // `bound`: the most bytes the whole block may decompress to.

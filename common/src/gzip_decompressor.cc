@@ -12,7 +12,9 @@ namespace {
 voidpf zlib_alloc(voidpf, uInt items, uInt size) {
   return ::operator new(static_cast<std::size_t>(items) * size, std::nothrow);
 }
-void zlib_free(voidpf, voidpf p) { ::operator delete(p); }
+void zlib_free(voidpf, voidpf p) {
+  ::operator delete(p);
+}
 
 struct ThreadStream {
   z_stream zs{};

@@ -18,7 +18,7 @@ class GzipDecompressor final : public Decompressor {
   Pull pull(std::span<std::byte> window, std::span<const std::byte>* piece) override;
 
  private:
-  z_stream* zs_;       // this thread's stream; nullptr if zlib could not set it up
+  z_stream* zs_;        // this thread's stream; nullptr if zlib could not set it up
   bool ended_ = false;  // the last member ended with no input left
 };
 

@@ -193,8 +193,8 @@ void set_partition_leader_epoch(std::span<std::byte> batch, int32_t epoch) noexc
 
 Result<std::span<const std::byte>> decompress_records(std::span<const std::byte> batch,
                                                       std::span<std::byte> out) noexcept {
-  const auto c = static_cast<Compression>(load_be<int16_t>(batch.data() + kAttributesPos) &
-                                          kCompressionMask);
+  const auto c =
+      static_cast<Compression>(load_be<int16_t>(batch.data() + kAttributesPos) & kCompressionMask);
   std::span<const std::byte> block = records_block(batch);
   if (c == Compression::kNone) return block;
   AnyDecompressor any;

@@ -29,7 +29,9 @@ Scratch& thread_scratch() {
   return s;
 }
 
-const char* chars(const std::byte* p) { return reinterpret_cast<const char*>(p); }
+const char* chars(const std::byte* p) {
+  return reinterpret_cast<const char*>(p);
+}
 
 }  // namespace
 
@@ -110,11 +112,12 @@ Decompressor::Pull SnappyDecompressor::decompress(std::span<const std::byte> raw
     if (!out) return fail("cannot allocate for snappy", ErrorCode::kResourceExhausted);
   }
   std::size_t out_length = length;
-  if (length > 0 && snappy_uncompress(chars(raw.data()), raw.size(),
-                                      reinterpret_cast<char*>(out), &out_length) != SNAPPY_OK) {
+  if (length > 0 && snappy_uncompress(chars(raw.data()), raw.size(), reinterpret_cast<char*>(out),
+                                      &out_length) != SNAPPY_OK) {
     return fail("snappy records block is malformed");
   }
-  if (length == 0 && snappy_validate_compressed_buffer(chars(raw.data()), raw.size()) != SNAPPY_OK) {
+  if (length == 0 &&
+      snappy_validate_compressed_buffer(chars(raw.data()), raw.size()) != SNAPPY_OK) {
     return fail("snappy records block is malformed");
   }
   if (out_length != length) return fail("snappy records block is malformed");

@@ -46,8 +46,8 @@ class SnappyDecompressor final : public Decompressor {
 
   std::span<const std::byte> block_;
   bool framed_;
-  std::size_t pos_;         // framed: next unread byte of block_
-  bool raw_done_ = false;   // raw: the one block has been decompressed
+  std::size_t pos_;                 // framed: next unread byte of block_
+  bool raw_done_ = false;           // raw: the one block has been decompressed
   const std::byte* out_ = nullptr;  // decompressed bytes of the current raw block
   std::size_t out_pos_ = 0;
   std::size_t out_end_ = 0;

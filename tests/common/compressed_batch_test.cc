@@ -53,7 +53,9 @@ class CompressedBatch : public ::testing::TestWithParam<Codec> {
   }
 };
 
-std::string codec_name(const ::testing::TestParamInfo<Codec>& info) { return info.param.name; }
+std::string codec_name(const ::testing::TestParamInfo<Codec>& info) {
+  return info.param.name;
+}
 
 // `n` records with values long enough to span several snappy-java chunks
 // and lz4 blocks when n is large, plus headers and null keys.
@@ -167,8 +169,7 @@ TEST_P(CompressedBatch, GarbageIsRejected) {
     for (auto& b : junk) b = static_cast<std::byte>(rng());
     expect_corrupt(batch_of(junk, 1), "random " + std::to_string(size));
   }
-  expect_corrupt(batch_of(spillway::testing::bytes_of("this is not compressed at all"), 1),
-                 "text");
+  expect_corrupt(batch_of(spillway::testing::bytes_of("this is not compressed at all"), 1), "text");
   // Uncompressed records under a compressed codec.
   expect_corrupt(batch_of(encode_block(records(2)), 2), "plain records");
   // Flipped bytes inside a valid block (CRC fixed up): either the codec or

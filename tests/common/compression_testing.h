@@ -155,8 +155,8 @@ inline Bytes snappy_java_bomb(const Bytes& prefix, std::size_t zeros, const Byte
   const Bytes zero_chunk = snappy_raw_compress(Bytes(kChunk, std::byte{0}));
   for (std::size_t left = zeros; left > 0;) {
     const std::size_t n = std::min(left, kChunk);
-    append_snappy_java_chunk(out, n == kChunk ? zero_chunk
-                                              : snappy_raw_compress(Bytes(n, std::byte{0})));
+    append_snappy_java_chunk(
+        out, n == kChunk ? zero_chunk : snappy_raw_compress(Bytes(n, std::byte{0})));
     left -= n;
   }
   append_snappy_java_chunk(out, snappy_raw_compress(suffix));

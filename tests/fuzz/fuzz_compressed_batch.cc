@@ -61,7 +61,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
                     reinterpret_cast<const std::byte*>(data) + size);
   const Compressed c = compress(data[0], plain);
 
-  const bool plain_ok = validate(spillway::testing::assemble_batch(plain, count, 0), kMaxBatch).ok();
+  const bool plain_ok =
+      validate(spillway::testing::assemble_batch(plain, count, 0), kMaxBatch).ok();
   const Bytes batch = spillway::testing::assemble_batch(c.block, count, c.attributes);
   const bool compressed_ok = validate(batch, kMaxBatch).ok();
   check(plain_ok == compressed_ok);

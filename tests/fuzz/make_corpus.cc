@@ -62,9 +62,15 @@ std::vector<std::byte> recompress(const std::vector<std::byte>& plain_batch, int
   return testing::assemble_batch(compress(block), h->record_count, codec);
 }
 
-testing::Bytes gzip(const testing::Bytes& b) { return testing::gzip_compress(b); }
-testing::Bytes snappy_java(const testing::Bytes& b) { return testing::snappy_java_compress(b); }
-testing::Bytes lz4(const testing::Bytes& b) { return testing::lz4_compress(b); }
+testing::Bytes gzip(const testing::Bytes& b) {
+  return testing::gzip_compress(b);
+}
+testing::Bytes snappy_java(const testing::Bytes& b) {
+  return testing::snappy_java_compress(b);
+}
+testing::Bytes lz4(const testing::Bytes& b) {
+  return testing::lz4_compress(b);
+}
 
 // A fuzz_compressed_batch input: selector, count, the plain records block.
 std::vector<std::byte> compressed_seed(uint8_t selector, const std::vector<std::byte>& batch) {
@@ -108,7 +114,8 @@ int main(int argc, char** argv) {
     const std::string cdir = argv[2];
     const char* names[] = {"gzip", "snappy_raw", "snappy_java", "lz4", "zstd"};
     for (uint8_t sel = 0; sel < 5; ++sel) {
-      save(cdir, std::string("one_") + names[sel], compressed_seed(sel, build(Compression::kNone, 1, 10, false)));
+      save(cdir, std::string("one_") + names[sel],
+           compressed_seed(sel, build(Compression::kNone, 1, 10, false)));
       save(cdir, std::string("headers_") + names[sel], compressed_seed(sel, headers));
       save(cdir, std::string("many_") + names[sel],
            compressed_seed(static_cast<uint8_t>(sel + 5), build(Compression::kNone, 40, 5, true)));
