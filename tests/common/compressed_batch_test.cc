@@ -150,9 +150,11 @@ TEST_P(CompressedBatch, WrongRecordCountIsRejected) {
 
 TEST_P(CompressedBatch, TruncatedBlockIsRejected) {
   const Bytes block = compress(encode_block(records(200)));
+  // The error names the codec: "gzip records block is truncated", ...
+  const std::string family = std::string(GetParam().name).substr(0, 4);
   for (std::size_t cut : {std::size_t{1}, std::size_t{4}, block.size() / 2, block.size() - 1}) {
     Bytes shorter(block.begin(), block.end() - static_cast<std::ptrdiff_t>(cut));
-    expect_corrupt(batch_of(shorter, 200), "cut " + std::to_string(cut));
+    expect_corrupt(batch_of(shorter, 200), "cut " + std::to_string(cut), family.c_str());
   }
   // Every prefix of a small block.
   const Bytes one = compress(encode_block(records(1)));
