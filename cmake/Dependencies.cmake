@@ -34,6 +34,13 @@ spillway_require_header(liburing.h liburing-dev)
 spillway_require_library(uring liburing-dev)
 spillway_require_header(zstd.h libzstd-dev)
 spillway_require_library(zstd libzstd-dev)
+# The other Kafka batch codecs: gzip (zlib), snappy, lz4 (frame format).
+spillway_require_header(zlib.h zlib1g-dev)
+spillway_require_library(z zlib1g-dev)
+spillway_require_header(snappy-c.h libsnappy-dev)
+spillway_require_library(snappy libsnappy-dev)
+spillway_require_header(lz4frame.h liblz4-dev)
+spillway_require_library(lz4 liblz4-dev)
 
 find_package(spdlog QUIET)
 if(NOT spdlog_FOUND)

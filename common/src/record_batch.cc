@@ -1,17 +1,18 @@
 // RecordBatch v2 header access, validation and the zero-copy record reader.
 // The record grammar lives once, in record_grammar.h, and runs over either
-// the batch bytes themselves or a bounded zstd decompression window.
+// the batch bytes themselves or a bounded decompression window (any codec:
+// decompressor.h).
 #include "spillway/common/record_batch.h"
 
-#include <zstd.h>
-
 #include <array>
+#include <cstring>
 #include <string>
 
+#include "any_decompressor.h"
+#include "decompressed_source.h"
 #include "record_grammar.h"
 #include "spillway/common/crc32c.h"
 #include "spillway/common/endian.h"
-#include "zstd_contexts.h"
 
 namespace spillway::batch {
 namespace {
@@ -67,127 +68,33 @@ class SpanSource {
   const std::byte* end_;
 };
 
-// A records block decompressed on the fly into a fixed window, never more
-// than `bound` bytes in total. Values are skipped, not kept: validation only
-// needs their lengths, so a record of any size passes through the window.
-class ZstdSource {
- public:
-  ZstdSource(ZSTD_DCtx* dctx, std::span<const std::byte> frame, std::span<std::byte> window,
-             uint64_t bound)
-      : dctx_(dctx), in_{frame.data(), frame.size(), 0}, window_(window), bound_(bound) {}
+// Why a decompressed walk stopped, blaming record `index` (if >= 0).
+Status decompression_failed(const DecompressedSource& src, int32_t index) {
+  return index < 0 ? Status(src.error_code(), src.error())
+                   : Status(src.error_code(),
+                            "record " + std::to_string(index) + ": " + std::string(src.error()));
+}
 
-  uint64_t consumed() const { return consumed_; }
-  const char* error() const { return error_; }
-
-  bool byte(uint64_t limit, uint8_t* out) {
-    if (consumed_ >= limit) return false;
-    if (rpos_ == rend_ && !refill()) return false;
-    *out = static_cast<uint8_t>(window_[rpos_++]);
-    ++consumed_;
-    return true;
-  }
-  bool varint(uint64_t limit, int32_t* out) {
-    uint64_t u;
-    if (!uvarint(limit, varint::kMaxVarint32Bytes, 32, &u)) return false;
-    *out = varint::unzigzag32(static_cast<uint32_t>(u));
-    return true;
-  }
-  bool varlong(uint64_t limit, int64_t* out) {
-    uint64_t u;
-    if (!uvarint(limit, varint::kMaxVarint64Bytes, 64, &u)) return false;
-    *out = varint::unzigzag64(u);
-    return true;
-  }
-  bool take(std::size_t n, std::span<const std::byte>* view) {
-    *view = {};
-    while (n > 0) {
-      if (rpos_ == rend_ && !refill()) return false;
-      std::size_t step = std::min(n, rend_ - rpos_);
-      rpos_ += step;
-      consumed_ += step;
-      n -= step;
-    }
-    return true;
-  }
-  // True iff the stream is complete: every frame ended, all input used, and
-  // no decompressed byte is left over.
-  bool at_end() {
-    if (rpos_ != rend_) return false;
-    if (refill()) return false;
-    return error_ == nullptr && frame_done_ && in_.pos == in_.size;
-  }
-
- private:
-  bool uvarint(uint64_t limit, std::size_t max_bytes, unsigned max_bits, uint64_t* out) {
-    std::array<std::byte, varint::kMaxVarint64Bytes> buf;
-    std::size_t n = 0;
-    uint8_t b;
-    do {
-      if (n == max_bytes || !byte(limit, &b)) {
-        // Let the decoder classify: truncated or overlong, both are errors.
-        return false;
-      }
-      buf[n++] = static_cast<std::byte>(b);
-    } while (b & 0x80);
-    return varint::get_uvarint(buf.data(), buf.data() + n, max_bytes, max_bits, out) != nullptr;
-  }
-
-  bool refill() {
-    if (error_) return false;
-    rpos_ = rend_ = 0;
-    if (frame_done_ && in_.pos == in_.size) return false;
-    // One byte of room past the bound so that exceeding it is observable.
-    uint64_t room = bound_ - produced_ + 1;
-    ZSTD_outBuffer out{window_.data(),
-                       static_cast<std::size_t>(std::min<uint64_t>(window_.size(), room)), 0};
-    while (out.pos == 0) {
-      std::size_t in_before = in_.pos;
-      std::size_t r = ZSTD_decompressStream(dctx_, &out, &in_);
-      if (ZSTD_isError(r)) {
-        error_ = "zstd records block is malformed";
-        return false;
-      }
-      frame_done_ = (r == 0);
-      if (out.pos == 0 && (frame_done_ ? in_.pos == in_.size : in_.pos == in_before)) {
-        if (!frame_done_) error_ = "zstd records block is truncated";
-        return false;
-      }
-    }
-    produced_ += out.pos;
-    if (produced_ > bound_) {
-      error_ = "zstd records block decompresses beyond the limit";
-      return false;
-    }
-    rend_ = out.pos;
-    return true;
-  }
-
-  ZSTD_DCtx* dctx_;
-  ZSTD_inBuffer in_;
-  std::span<std::byte> window_;
-  uint64_t bound_;
-  std::size_t rpos_ = 0;
-  std::size_t rend_ = 0;
-  uint64_t consumed_ = 0;
-  uint64_t produced_ = 0;
-  bool frame_done_ = false;
-  const char* error_ = nullptr;
-};
+Status unknown_codec(Compression c) {
+  return Status(ErrorCode::kCorruptMessage,
+                "compression codec " + std::to_string(static_cast<int>(c)) +
+                    " is not one of none (0), gzip (1), snappy (2), lz4 (3), zstd (4)");
+}
 
 template <typename Source>
 Status walk_all(Source& src, int32_t count) {
   RecordView view;
   for (int32_t i = 0; i < count; ++i) {
     if (const char* err = parse_record(src, i, &view)) {
-      if constexpr (std::is_same_v<Source, ZstdSource>) {
-        if (src.error()) return corrupt_record(i, src.error());
+      if constexpr (std::is_same_v<Source, DecompressedSource>) {
+        if (src.error()) return decompression_failed(src, i);
       }
       return corrupt_record(i, err);
     }
   }
   if (!src.at_end()) {
-    if constexpr (std::is_same_v<Source, ZstdSource>) {
-      if (src.error()) return corrupt(src.error());
+    if constexpr (std::is_same_v<Source, DecompressedSource>) {
+      if (src.error()) return decompression_failed(src, -1);
     }
     return corrupt("records block has bytes after the last record");
   }
@@ -253,18 +160,17 @@ Status validate(std::span<const std::byte> batch, std::size_t max_batch_bytes) n
       SpanSource src(block.data(), block.data() + block.size());
       return walk_all(src, h.record_count);
     }
-    case Compression::kZstd: {
+    default: {
       if (static_cast<uint64_t>(h.record_count) * kMinRecordBytes > kMaxRecordsBytes) {
         return corrupt("record count exceeds the decompressed records limit");
       }
-      ZSTD_DCtx* dctx = zstd::thread_dctx();
-      if (!dctx) return Status(ErrorCode::kResourceExhausted, "cannot create a zstd context");
+      AnyDecompressor any;
+      Decompressor* d = any.start(h.compression(), block, kMaxRecordsBytes);
+      if (!d) return unknown_codec(h.compression());
       std::array<std::byte, 16 * 1024> window;  // deliberately uninitialized
-      ZstdSource src(dctx, block, window, kMaxRecordsBytes);
+      DecompressedSource src(*d, window);
       return walk_all(src, h.record_count);
     }
-    default:
-      return corrupt("unsupported compression codec (only none and zstd)");
   }
 }
 
@@ -287,32 +193,28 @@ void set_partition_leader_epoch(std::span<std::byte> batch, int32_t epoch) noexc
 
 Result<std::span<const std::byte>> decompress_records(std::span<const std::byte> batch,
                                                       std::span<std::byte> out) noexcept {
-  ZSTD_DCtx* dctx = zstd::thread_dctx();
-  if (!dctx) return Status(ErrorCode::kResourceExhausted, "cannot create a zstd context");
+  const auto c =
+      static_cast<Compression>(load_be<int16_t>(batch.data() + kAttributesPos) & kCompressionMask);
   std::span<const std::byte> block = records_block(batch);
-  ZSTD_inBuffer in{block.data(), block.size(), 0};
-  ZSTD_outBuffer o{out.data(), out.size(), 0};
+  if (c == Compression::kNone) return block;
+  AnyDecompressor any;
+  Decompressor* d = any.start(c, block, kMaxRecordsBytes);
+  if (!d) return unknown_codec(c);
+  std::size_t filled = 0;
   for (;;) {
-    const std::size_t in_before = in.pos, out_before = o.pos;
-    std::size_t r = ZSTD_decompressStream(dctx, &o, &in);
-    if (ZSTD_isError(r)) return corrupt("zstd records block is malformed");
-    if (r == 0 && in.pos == in.size) break;
-    if (o.pos == o.size) {
-      // `out` is full; a one-byte probe tells whether more output follows.
-      std::byte extra;
-      ZSTD_outBuffer probe{&extra, 1, 0};
-      r = ZSTD_decompressStream(dctx, &probe, &in);
-      if (ZSTD_isError(r)) return corrupt("zstd records block is malformed");
-      if (probe.pos > 0) {
-        return Status(ErrorCode::kBatchTooLarge, "decompressed records exceed the buffer");
-      }
-      if (r == 0 && in.pos == in.size) break;
-    }
-    if (in.pos == in_before && o.pos == out_before) {
-      return corrupt("zstd records block is truncated");
-    }
+    std::span<const std::byte> piece;
+    std::byte probe;
+    // Once `out` is full, a one-byte probe tells whether more output follows.
+    const bool full = filled == out.size();
+    std::span<std::byte> window = full ? std::span<std::byte>(&probe, 1) : out.subspan(filled);
+    const Decompressor::Pull p = d->pull(window, &piece);
+    if (p == Decompressor::Pull::kEnd) break;
+    if (p == Decompressor::Pull::kError) return d->error_status();
+    if (full) return Status(ErrorCode::kBatchTooLarge, "decompressed records exceed the buffer");
+    if (piece.data() != window.data()) std::memcpy(window.data(), piece.data(), piece.size());
+    filled += piece.size();
   }
-  return std::span<const std::byte>(out.data(), o.pos);
+  return std::span<const std::byte>(out.data(), filled);
 }
 
 bool RecordReader::next(RecordView* out) noexcept {

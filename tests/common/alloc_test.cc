@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "alloc_counter.h"
+#include "compression_testing.h"
 #include "spillway/common/batch_builder.h"
 #include "spillway/common/gather_writer.h"
 #include "spillway/common/key_partitioner.h"
@@ -149,6 +150,96 @@ TEST_P(BuildAndParse, AllocatesNothing) {
 
 INSTANTIATE_TEST_SUITE_P(Codecs, BuildAndParse,
                          ::testing::Values(batch::Compression::kNone, batch::Compression::kZstd));
+
+// Validating and decompressing batches compressed by Kafka clients, with
+// every codec: the per-thread codec contexts (zlib's memory comes through
+// operator new, so it is counted here) and the snappy scratch buffer are
+// set up during the warm-up and reused after it.
+struct ClientCodec {
+  const char* name;
+  int16_t attributes;
+  testing::Bytes (*compress)(const testing::Bytes&);
+};
+
+constexpr int kCodecIterations = 2000;
+
+class ValidateCompressed : public ::testing::TestWithParam<ClientCodec> {};
+
+testing::Bytes client_batch(const ClientCodec& c, int records) {
+  testing::Bytes block;
+  for (int i = 0; i < records; ++i) {
+    testing::TestRecord r{"key-" + std::to_string(i), std::string(200, 'v'), i, {{"h", "v"}}};
+    testing::Bytes e = testing::encode_record(r, i);
+    block.insert(block.end(), e.begin(), e.end());
+  }
+  return testing::assemble_batch(c.compress(block), records, c.attributes);
+}
+
+TEST_P(ValidateCompressed, AllocatesNothing) {
+  // 300 records: ~70 KB decompressed, several lz4 blocks and snappy-java chunks.
+  const testing::Bytes batch = client_batch(GetParam(), 300);
+  std::vector<std::byte> out(128 * 1024);
+  auto body = [&] {
+    if (!batch::validate(batch, 1 << 20).ok()) return false;
+    auto d = batch::decompress_records(batch, out);
+    return d.ok() && d->size() > 60000;
+  };
+  // Fewer rounds than count_steady_state: each one inflates ~140 KB.
+  bool ok = true;
+  for (int i = 0; i < kWarmup; ++i) ok &= body();
+  AllocationScope scope;
+  for (int i = 0; i < kCodecIterations; ++i) ok &= body();
+  EXPECT_TRUE(ok);
+  EXPECT_EQ(scope.thread_allocations(), 0u);
+}
+
+TEST_P(ValidateCompressed, RejectionsAllocateOnlyTheirMessage) {
+  // The last three compressed bytes cut off: every codec notices.
+  testing::Bytes batch = client_batch(GetParam(), 20);
+  batch.resize(batch.size() - 3);
+  store_be<int32_t>(&batch[batch::kBatchLengthPos],
+                    static_cast<int32_t>(batch.size() - batch::kLengthPrefixSize));
+  testing::fix_crc(batch);
+  bool ok = true;
+  for (int i = 0; i < kWarmup; ++i) ok &= !batch::validate(batch, 1 << 20).ok();
+  AllocationScope scope;
+  for (int i = 0; i < kCodecIterations; ++i) ok &= !batch::validate(batch, 1 << 20).ok();
+  EXPECT_TRUE(ok);
+  // A Status and its message per rejection; no buffer, no context.
+  EXPECT_LT(scope.thread_bytes() / kCodecIterations, 256u);
+}
+
+const ClientCodec kClientCodecs[] = {
+    {"gzip", 1, [](const testing::Bytes& b) { return testing::gzip_compress(b); }},
+    {"snappy_raw", 2, testing::snappy_raw_compress},
+    {"snappy_java", 2, [](const testing::Bytes& b) { return testing::snappy_java_compress(b); }},
+    {"lz4", 3, [](const testing::Bytes& b) { return testing::lz4_compress(b); }},
+    {"zstd", 4, testing::zstd_compress},
+};
+
+INSTANTIATE_TEST_SUITE_P(Codecs, ValidateCompressed, ::testing::ValuesIn(kClientCodecs),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+// A bomb is refused having allocated no more than the codec's fixed
+// context: nothing in proportion to what the block would expand to.
+TEST(BoundedDecompression, BombsAllocateLittle) {
+  testing::Bytes prefix;
+  testing::put_varint(prefix, (100 << 20) + 20);
+  prefix.push_back(std::byte{0});
+  for (int64_t v : {0, 0, -1, 100 << 20}) testing::put_varint(prefix, v);
+  const testing::Bytes suffix{std::byte{0}};
+  const testing::Bytes bombs[] = {
+      testing::assemble_batch(testing::gzip_bomb(prefix, 100u << 20, suffix), 1, 1),
+      testing::assemble_batch(testing::snappy_java_bomb(prefix, 100u << 20, suffix), 1, 2),
+  };
+  for (const testing::Bytes& bomb : bombs) {
+    AllocationScope scope;
+    Status st = batch::validate(bomb, batch::kMaxBatchBytes);
+    EXPECT_NE(st.message().find("beyond the limit"), std::string_view::npos) << st.to_string();
+    // zlib's state and window, or one 1 MiB snappy chunk; never 64 MiB.
+    EXPECT_LT(scope.thread_bytes(), 2u << 20);
+  }
+}
 
 TEST(ZeroAllocation, GatherFlushBothBackends) {
   std::vector<GatherBackend> backends{GatherBackend::kWritev};

@@ -215,7 +215,7 @@ TEST(MalformedBatch, LyingCounts) {
   expect_rejected(b, "last offset delta != count - 1");
   Bytes z = assemble_batch(testing::zstd_compress(block), 1 << 30, 4);
   expect_rejected(z, "huge count, compressed");
-  Bytes codec = assemble_batch(block, 4, 1);  // gzip
+  Bytes codec = assemble_batch(block, 4, 1);  // gzip attribute over plain records
   expect_rejected(codec, "unsupported codec");
 }
 

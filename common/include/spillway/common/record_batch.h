@@ -39,8 +39,9 @@ constexpr int32_t kMinBatchLength = static_cast<int32_t>(kHeaderSize - kLengthPr
 // batch_length above it before anyone sizes a buffer from it; callers apply
 // their own (smaller) configured limit in validate().
 constexpr std::size_t kMaxBatchBytes = 64u << 20;
-// Cap on the decompressed records block of a compressed batch: the bound
-// that defeats a zstd bomb. Validation stops decompressing past it.
+// Cap on the decompressed records block of a compressed batch (any codec):
+// the bound that defeats a decompression bomb. Validation stops
+// decompressing past it.
 constexpr std::size_t kMaxRecordsBytes = 64u << 20;
 
 constexpr int8_t kMagic = 2;
@@ -74,7 +75,7 @@ struct BatchHeader {
     return kLengthPrefixSize + static_cast<std::size_t>(batch_length);
   }
   // Codec from the low three attribute bits (values 5..7 are possible in
-  // unvalidated input; validate() rejects everything but kNone and kZstd).
+  // unvalidated input; validate() rejects them).
   Compression compression() const noexcept {
     return static_cast<Compression>(attributes & kCompressionMask);
   }
@@ -92,12 +93,16 @@ Result<BatchHeader> parse_header(std::span<const std::byte> bytes) noexcept;
 // Full validation of one complete batch, as a broker does before appending:
 // `batch` must be exactly total_size() bytes; total_size() <= max_batch_bytes
 // (else kBatchTooLarge); CRC-32C over [kAttributesPos, end) matches; codec is
-// none or zstd; record_count >= 0 and == last_offset_delta + 1 when > 0; and
-// every record decodes exactly (each varint and length in bounds, offset
-// deltas 0, 1, 2, ...; no trailing bytes). A zstd records block is
-// decompressed in a bounded stack window, never to more than
-// kMaxRecordsBytes. Other failures: kCorruptMessage. No heap allocation on
-// success (the per-thread zstd context is created once).
+// none, gzip, snappy (raw or snappy-java framed), lz4 (frame format) or
+// zstd; record_count >= 0 and == last_offset_delta + 1 when > 0; and every
+// record decodes exactly (each varint and length in bounds, offset deltas 0,
+// 1, 2, ...; no trailing bytes, no trailing compressed data). A compressed
+// records block is decompressed through a bounded stack window (snappy: a
+// reused per-thread buffer, see common/src/snappy_decompressor.h) and never
+// to more than kMaxRecordsBytes: decompression stops at the bound. Other
+// failures: kCorruptMessage (an unknown codec 5-7 included), or
+// kResourceExhausted if a per-thread codec context cannot be allocated. No
+// heap allocation on success once this thread's codec contexts exist.
 Status validate(std::span<const std::byte> batch, std::size_t max_batch_bytes) noexcept;
 
 // What a broker accepts from a producer: validate(), then the checks Kafka
@@ -114,14 +119,17 @@ void set_base_offset(std::span<std::byte> batch, int64_t base_offset) noexcept;
 void set_partition_leader_epoch(std::span<std::byte> batch, int32_t epoch) noexcept;
 
 // The records block (everything after the header). For kNone it is the
-// records themselves; for kZstd it is one zstd frame.
+// records themselves; otherwise the compressed records (gzip members, snappy,
+// lz4 frames or zstd frames).
 // Precondition: batch.size() >= kHeaderSize.
 inline std::span<const std::byte> records_block(std::span<const std::byte> batch) noexcept {
   return batch.subspan(kHeaderSize);
 }
 
-// Decompresses the zstd records block of `batch` into `out`, returning the
-// filled prefix of `out`. kCorruptMessage if the frame is malformed, or
+// Decompresses the records block of `batch` (gzip, snappy, lz4 or zstd) into
+// `out`, returning the filled prefix of `out`; for an uncompressed batch,
+// returns records_block(batch) itself and leaves `out` alone. kCorruptMessage
+// if the block is malformed or truncated, or the codec unknown;
 // kBatchTooLarge if the records need more than out.size() bytes (out is then
 // partly overwritten). Use with a pooled buffer for RecordReader on
 // compressed batches. Precondition: parse_header(batch) succeeded.
