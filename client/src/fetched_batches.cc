@@ -64,16 +64,15 @@ Status FetchedBatches::take_batch(AssignedPartition& a, const batch::BatchHeader
   const Offset position = a.position.offset();  // resolved before anything was fetched
   if (Offset(h.last_offset()) < position) return Status::Ok();  // entirely before it
   std::span<const std::byte> block = batch::records_block(bytes);
-  if (h.compression() == batch::Compression::kZstd) {
+  if (h.compression() != batch::Compression::kNone) {
+    // Any codec a Kafka client may have written (gzip, snappy, lz4, zstd);
+    // an unknown one is an error naming it.
     Result<std::span<const std::byte>> d = decompress(bytes);
     if (!d.ok()) {
       return Status(d.status().code(),
                     where(a, Offset(h.base_offset)) + std::string(d.status().message()));
     }
     block = *d;
-  } else if (h.compression() != batch::Compression::kNone) {
-    return Status(ErrorCode::kCorruptMessage,
-                  where(a, Offset(h.base_offset)) + "batch with an unsupported codec");
   }
   const std::size_t mark = records_.size();
   const bool log_append_time = (h.attributes & batch::kTimestampTypeLogAppend) != 0;
