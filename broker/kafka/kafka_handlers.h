@@ -6,6 +6,7 @@
 #include "cluster_handlers.h"
 #include "kafka_context.h"
 #include "metadata_handler.h"
+#include "produce_handler.h"
 #include "protocol/dispatcher.h"
 
 namespace spillway::broker::kafka_listener {
@@ -23,6 +24,7 @@ class KafkaHandlers {
   MetadataHandler metadata_;
   FindCoordinatorHandler find_coordinator_;
   DescribeClusterHandler describe_cluster_;
+  ProduceHandler produce_;
 };
 
 }  // namespace spillway::broker::kafka_listener
