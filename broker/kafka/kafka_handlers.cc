@@ -19,13 +19,15 @@ KafkaHandlers::KafkaHandlers(Dispatcher& dispatcher, KafkaContext& context)
       metadata_(context),
       find_coordinator_(context),
       describe_cluster_(context),
-      produce_(context) {
+      produce_(context),
+      fetch_(context) {
   using kafka::ApiKey;
   add(dispatcher, ApiKey::kApiVersions, &api_versions_, /*any_version=*/true);
   add(dispatcher, ApiKey::kMetadata, &metadata_);
   add(dispatcher, ApiKey::kFindCoordinator, &find_coordinator_);
   add(dispatcher, ApiKey::kDescribeCluster, &describe_cluster_);
   add(dispatcher, ApiKey::kProduce, &produce_);
+  add(dispatcher, ApiKey::kFetch, &fetch_);
 }
 
 }  // namespace spillway::broker::kafka_listener

@@ -4,6 +4,7 @@
 
 #include "api_versions_handler.h"
 #include "cluster_handlers.h"
+#include "fetch_handler.h"
 #include "kafka_context.h"
 #include "metadata_handler.h"
 #include "produce_handler.h"
@@ -25,6 +26,7 @@ class KafkaHandlers {
   FindCoordinatorHandler find_coordinator_;
   DescribeClusterHandler describe_cluster_;
   ProduceHandler produce_;
+  FetchHandler fetch_;
 };
 
 }  // namespace spillway::broker::kafka_listener
