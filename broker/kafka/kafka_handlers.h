@@ -6,6 +6,7 @@
 #include "cluster_handlers.h"
 #include "fetch_handler.h"
 #include "kafka_context.h"
+#include "list_offsets_handler.h"
 #include "metadata_handler.h"
 #include "produce_handler.h"
 #include "protocol/dispatcher.h"
@@ -27,6 +28,7 @@ class KafkaHandlers {
   DescribeClusterHandler describe_cluster_;
   ProduceHandler produce_;
   FetchHandler fetch_;
+  ListOffsetsHandler list_offsets_;
 };
 
 }  // namespace spillway::broker::kafka_listener
