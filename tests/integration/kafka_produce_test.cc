@@ -4,9 +4,12 @@
 // acks -1, and batches too large or damaged.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "broker_process.h"
 #include "broker_wire_client.h"
 #include "kafka_wire_client.h"
+#include "spillway/common/kafka/api_versions.h"
 #include "spillway/common/kafka/error_codes.h"
 #include "spillway/common/kafka/metadata.h"
 #include "spillway/common/kafka/produce.h"
@@ -190,6 +193,21 @@ TEST_F(KafkaProduce, InvalidAcksIsRefusedPerPartition) {
       kafka_->call<ProduceResponse>(request("t", {part(0, three_records())}, 2), 7, &reply);
   EXPECT_NE(first(first(response.responses).partition_responses).error_code, errors::kNone);
   EXPECT_TRUE(native_->fetch("t", 0, 0, 0, 1 << 20).records.empty());
+}
+
+TEST_F(KafkaProduce, ApiVersionsAnnouncesTheDataPathVersionsServed) {
+  kafka::ApiVersionsRequest r;
+  r.client_software_name = "test";
+  r.client_software_version = "1";
+  KafkaWireClient::Reply reply;
+  auto response = kafka_->call<kafka::ApiVersionsResponse>(r, 3, &reply);
+  std::map<int16_t, std::string> served;
+  for (const auto& v : response.api_keys) {
+    served[v.api_key] = std::to_string(v.min_version) + "-" + std::to_string(v.max_version);
+  }
+  EXPECT_EQ(served[0], "3-9");   // Produce
+  EXPECT_EQ(served[1], "4-12");  // Fetch
+  EXPECT_EQ(served[2], "1-6");   // ListOffsets
 }
 
 class KafkaProduceLimits : public KafkaProduce {
