@@ -61,9 +61,17 @@ std::string_view FetchCore::topic_name(uint32_t topic) const {
 
 void FetchCore::add_partition(uint32_t topic_index, int32_t partition, int64_t fetch_offset,
                               int64_t max_bytes) {
-  Part part{topic_index, partition, fetch_offset, std::max<int64_t>(1, max_bytes),
-            nullptr,     ErrorCode::kOk, {},         -1,
-            -1,          {},             false};
+  Part part{.topic = topic_index,
+            .partition = partition,
+            .fetch_offset = fetch_offset,
+            .max_bytes = std::max<int64_t>(1, max_bytes),
+            .log = nullptr,
+            .code = ErrorCode::kOk,
+            .message = {},
+            .high_watermark = -1,
+            .log_start_offset = -1,
+            .slice = {},
+            .include = false};
   const Topic* topic = topics_[topic_index].topic.get();
   if (topic == nullptr) {
     part.code = ErrorCode::kUnknownTopic;
@@ -81,7 +89,9 @@ wire::Records FetchCore::records(const Part& part) {
   return wire::Records::deferred(part.slice.length, &write_slice, &part.slice);
 }
 
-void FetchCore::start() { read_all(); }
+void FetchCore::start() {
+  read_all();
+}
 
 void FetchCore::respond() {
   Exchange& exchange = *exchange_;
@@ -125,9 +135,9 @@ void FetchCore::respond() {
   exchange.finish(written);
 }
 
-void FetchCore::on_wake(void* ctx, uint64_t generation) {
+void FetchCore::on_wake(void* ctx, uint64_t token) {
   auto& core = *static_cast<FetchCore*>(ctx);
-  uint64_t expected = generation;
+  uint64_t expected = token;
   // Only the first wake of this wait proceeds (a timer and several
   // partitions may race to it).
   if (!core.armed_.compare_exchange_strong(expected, 0, std::memory_order_acq_rel)) return;
@@ -157,8 +167,7 @@ void FetchCore::on_read(void* ctx, uint32_t index, PartitionReply& reply) {
   // wake brought nothing new (the broker is stopping, or a durable advance
   // showed what an earlier read already had): a fetch never spins.
   const bool no_progress = core.waited_ && bytes <= core.bytes_before_wake_;
-  if (error || bytes >= core.min_bytes_ || core.expired_ || core.max_wait_ms_ <= 0 ||
-      no_progress) {
+  if (error || bytes >= core.min_bytes_ || core.expired_ || core.max_wait_ms_ <= 0 || no_progress) {
     core.respond();
     return;
   }
@@ -172,14 +181,17 @@ void FetchCore::wait() {
   // wake ask again.
   exchange_->settle_response_bytes(std::exchange(granted_, 0), 0);
   waited_ = true;
-  const uint64_t generation = exchange_->generation();
-  armed_.store(generation, std::memory_order_release);
+  // A token per wait, not per request: a waiter left from an earlier wait
+  // of this request (on a partition that did not wake it) is then stale,
+  // and dropped by the partition, instead of piling up.
+  const uint64_t token = ++last_token_;
+  armed_.store(token, std::memory_order_release);
   for (Part& p : parts_) {
     FetchWaiter waiter;
     waiter.context = &exchange_->context();
     waiter.keep_alive = exchange_->keep_alive();
     waiter.armed = &armed_;
-    waiter.generation = generation;
+    waiter.generation = token;
     // Woken by data past what this fetch already has.
     waiter.fetch_offset = Offset(p.slice.empty() ? p.fetch_offset : p.slice.next_offset.value());
     waiter.wake = &on_wake;
@@ -193,12 +205,17 @@ void FetchCore::wait() {
   if (!timer_) timer_.emplace(exchange_->executor());
   timer_running_ = true;
   timer_->expires_after(std::chrono::milliseconds(max_wait_ms_));
+  const uint64_t request = exchange_->generation();
   timer_->async_wait(asio::bind_allocator(
-      TaskAllocator<void>(),
-      [keep = exchange_->keep_alive(), this, generation](asio::error_code ec) {
-        if (ec || exchange_->generation() != generation) return;  // answered meanwhile
+      TaskAllocator<void>(), [keep = exchange_->keep_alive(), this, request](asio::error_code ec) {
+        // Cancelled, or fired for a request answered meanwhile.
+        if (ec || exchange_->generation() != request) return;
         expired_ = true;
-        on_wake(this, generation);  // proceeds only when waiting
+        // Ends the current wait; while reads run (not waiting) they see
+        // expired_ when they finish.
+        if (const uint64_t token = armed_.load(std::memory_order_acquire); token != 0) {
+          on_wake(this, token);
+        }
       }));
 }
 

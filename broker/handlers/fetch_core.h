@@ -86,7 +86,7 @@ class FetchCore : public ExchangeState {
     std::shared_ptr<Topic> topic;  // null when unknown
   };
   static void on_read(void* ctx, uint32_t index, PartitionReply& reply);
-  static void on_wake(void* ctx, uint64_t generation);
+  static void on_wake(void* ctx, uint64_t token);
   void read_all();
   void wait();
   void respond();
@@ -107,9 +107,10 @@ class FetchCore : public ExchangeState {
   uint64_t bytes_before_wake_ = 0;  // data seen by the reads before the last wake
   bool timer_running_ = false;
   bool expired_ = false;  // max_wait_ms passed
-  // The exchange generation this fetch waits under; 0 when not waiting.
-  // Read by owner cores to drop stale waiters.
+  // The token of the wait in progress; 0 when not waiting. Read by owner
+  // cores to drop stale waiters.
   std::atomic<uint64_t> armed_{0};
+  uint64_t last_token_ = 0;  // tokens are never reused by this object
   std::optional<asio::steady_timer> timer_;
 };
 

@@ -25,12 +25,13 @@ Status encode_fetch(FetchCore& core) {
   st.results.clear();
   st.topic_results.clear();
   for (const FetchCore::Part& part : parts) {
-    st.results.push_back({.partition = part.partition,
-                          .error_code = part.code,
-                          .error_message = part.message,
-                          .high_watermark = part.high_watermark,
-                          .log_start_offset = part.log_start_offset,
-                          .records = part.include ? FetchCore::records(part) : messages::Records{}});
+    st.results.push_back(
+        {.partition = part.partition,
+         .error_code = part.code,
+         .error_message = part.message,
+         .high_watermark = part.high_watermark,
+         .log_start_offset = part.log_start_offset,
+         .records = part.include ? FetchCore::records(part) : messages::Records{}});
   }
   size_t p = 0;
   for (uint32_t t = 0; t < st.topic_count; ++t) {

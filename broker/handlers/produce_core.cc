@@ -56,12 +56,12 @@ void ProduceCore::add_error(uint32_t topic, int32_t partition, const Status& sta
       Entry{topic, partition, status.code(), std::string(status.message()), -1, 0, -1});
 }
 
-Result<batch::BatchHeader> ProduceCore::admit(uint32_t topic_index, Topic* topic,
-                                              int32_t partition, std::span<const std::byte> batch,
-                                              bool route_by_key) {
+Result<batch::BatchHeader> ProduceCore::admit(uint32_t topic_index, Topic* topic, int32_t partition,
+                                              std::span<const std::byte> batch, bool route_by_key) {
   Status usable = Status::Ok();
   if (topic == nullptr) {
-    usable = Status(ErrorCode::kUnknownTopic, "unknown topic " + std::string(topic_name(topic_index)));
+    usable =
+        Status(ErrorCode::kUnknownTopic, "unknown topic " + std::string(topic_name(topic_index)));
   } else if (route_by_key && partition == messages::kRouteByKey) {
     usable = topic->offline;
   } else {
@@ -71,7 +71,8 @@ Result<batch::BatchHeader> ProduceCore::admit(uint32_t topic_index, Topic* topic
     add_error(topic_index, partition, usable);
     return usable;
   }
-  Status valid = batch::validate_produced(batch, static_cast<size_t>(context_->config.max_batch_bytes));
+  Status valid =
+      batch::validate_produced(batch, static_cast<size_t>(context_->config.max_batch_bytes));
   if (!valid.ok()) {
     if (context_->metrics) context_->metrics->count_rejected_batch();
     add_error(topic_index, partition, valid);

@@ -66,8 +66,7 @@ void FetchHandler::handle(Exchange& exchange) {
     return;
   }
   KafkaFetchState& st = exchange.state<KafkaFetchState>(Exchange::kKafkaFetchState);
-  st.begin(exchange, &encode_fetch, request->max_wait_ms, request->min_bytes,
-           request->max_bytes);
+  st.begin(exchange, &encode_fetch, request->max_wait_ms, request->min_bytes, request->max_bytes);
   st.topic_count = 0;
   for (const kafka::FetchRequest::Topic& t : request->topics) {
     const uint32_t topic = st.add_topic(context_.broker.topics, t.topic);

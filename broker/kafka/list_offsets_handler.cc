@@ -161,9 +161,9 @@ void on_scan_read(void* ctx, uint32_t index, PartitionReply& reply) {
   while (position + batch::kHeaderSize <= end) {
     Result<size_t> n = slice.file->read_at(bytes, position);
     Result<batch::BatchHeader> header =
-        n.ok() && *n == bytes.size() ? batch::parse_header(bytes)
-                                     : Result<batch::BatchHeader>(
-                                           Status(ErrorCode::kIoError, "short read of a header"));
+        n.ok() && *n == bytes.size()
+            ? batch::parse_header(bytes)
+            : Result<batch::BatchHeader>(Status(ErrorCode::kIoError, "short read of a header"));
     if (!header.ok()) {
       e.error = kafka::errors::kKafkaStorageError;
       entry_done(st);
@@ -217,8 +217,8 @@ void ListOffsetsHandler::handle(Exchange& exchange) {
     st.names.append(t.name);
     const Topic* topic = context_.broker.topics.find(t.name);
     for (const kafka::ListOffsetsRequest::Partition& p : t.partitions) {
-      ListOffsetsState::Entry e{topic_index, p.partition_index, p.timestamp, nullptr,
-                                kafka::errors::kNone, -1, -1, 0};
+      ListOffsetsState::Entry e{
+          topic_index, p.partition_index, p.timestamp, nullptr, kafka::errors::kNone, -1, -1, 0};
       const Status usable = topic == nullptr ? Status(ErrorCode::kUnknownTopic, "")
                                              : topic->check_partition(p.partition_index);
       if (!usable.ok()) {

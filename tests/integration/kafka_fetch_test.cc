@@ -59,7 +59,8 @@ class KafkaFetch : public ::testing::Test {
   void produce(int32_t partition, int count, size_t value_bytes = 10) {
     for (int i = 0; i < count; ++i) {
       auto r = native_->produce(
-          "t", partition, make_batch({{"k", std::string(value_bytes, static_cast<char>('a' + i))}}));
+          "t", partition,
+          make_batch({{"k", std::string(value_bytes, static_cast<char>('a' + i))}}));
       ASSERT_EQ(r.size(), 1u);
       ASSERT_EQ(r[0].code, ErrorCode::kOk) << r[0].message;
     }

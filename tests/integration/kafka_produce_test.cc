@@ -116,8 +116,8 @@ TEST_F(KafkaProduce, BadPartitionsFailAloneAndAreAnsweredInRequestOrder) {
   const std::vector<ProduceRequest::Partition> t_parts = {part(1, bad_crc), part(0, good),
                                                           part(7, good), part(1, old_magic)};
   const std::vector<ProduceRequest::Partition> unknown_parts = {part(0, good)};
-  const std::vector<ProduceRequest::Topic> topics = {{.name = "nope", .partition_data = unknown_parts},
-                                                     {.name = "t", .partition_data = t_parts}};
+  const std::vector<ProduceRequest::Topic> topics = {
+      {.name = "nope", .partition_data = unknown_parts}, {.name = "t", .partition_data = t_parts}};
   r.topic_data = topics;
   KafkaWireClient::Reply reply;
   auto response = kafka_->call<ProduceResponse>(r, 8, &reply);
@@ -155,7 +155,8 @@ TEST_F(KafkaProduce, AcksZeroGetsNoResponseAndTheNextRequestIsAnswered) {
   auto reply = kafka_->read<ProduceResponse>(7);
   ASSERT_TRUE(reply.has_value());
   EXPECT_EQ(reply->correlation_id, 102);
-  auto response = wire::decode<ProduceResponse>(reply->body, kafka::context<ProduceResponse>(7), "");
+  auto response =
+      wire::decode<ProduceResponse>(reply->body, kafka::context<ProduceResponse>(7), "");
   ASSERT_TRUE(response.ok());
   const auto p = first(first(response->responses).partition_responses);
   EXPECT_EQ(p.error_code, errors::kNone);

@@ -77,7 +77,8 @@ class KafkaWireClient : public RawClient {
     if (!r) return Response{};
     EXPECT_EQ(r->correlation_id, correlation_id);
     *reply = std::move(*r);
-    auto decoded = wire::decode<Response>(reply->body, kafka::context<Response>(version), "response");
+    auto decoded =
+        wire::decode<Response>(reply->body, kafka::context<Response>(version), "response");
     EXPECT_TRUE(decoded.ok()) << decoded.status().to_string();
     return decoded.ok() ? *decoded : Response{};
   }

@@ -44,7 +44,8 @@ int32_t murmur2(std::string_view key) {
   for (uint32_t i = 0; i < whole; ++i) {
     const uint32_t b = i * 4;
     uint32_t k = static_cast<uint32_t>(data[b]) | static_cast<uint32_t>(data[b + 1]) << 8 |
-                 static_cast<uint32_t>(data[b + 2]) << 16 | static_cast<uint32_t>(data[b + 3]) << 24;
+                 static_cast<uint32_t>(data[b + 2]) << 16 |
+                 static_cast<uint32_t>(data[b + 3]) << 24;
     k *= m;
     k ^= k >> r;
     k *= m;
@@ -183,13 +184,12 @@ class Librdkafka : public ::testing::Test {
     rd_kafka_header_add(headers, "idx", -1, h.data(), static_cast<ssize_t>(h.size()));
     rd_kafka_resp_err_t err;
     for (;;) {
-      err = rd_kafka_producev(
-          k, RD_KAFKA_V_TOPIC(topic.c_str()), RD_KAFKA_V_PARTITION(partition),
-          RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
-          RD_KAFKA_V_KEY(key.data(), key.size()),
-          RD_KAFKA_V_VALUE(const_cast<char*>(value.data()), value.size()),
-          RD_KAFKA_V_TIMESTAMP(timestamp), RD_KAFKA_V_HEADERS(headers),
-          RD_KAFKA_V_OPAQUE(reinterpret_cast<void*>(index)), RD_KAFKA_V_END);
+      err = rd_kafka_producev(k, RD_KAFKA_V_TOPIC(topic.c_str()), RD_KAFKA_V_PARTITION(partition),
+                              RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
+                              RD_KAFKA_V_KEY(key.data(), key.size()),
+                              RD_KAFKA_V_VALUE(const_cast<char*>(value.data()), value.size()),
+                              RD_KAFKA_V_TIMESTAMP(timestamp), RD_KAFKA_V_HEADERS(headers),
+                              RD_KAFKA_V_OPAQUE(reinterpret_cast<void*>(index)), RD_KAFKA_V_END);
       if (err != RD_KAFKA_RESP_ERR__QUEUE_FULL) break;
       rd_kafka_poll(k, 100);  // the local queue drains as the broker answers
     }
@@ -207,8 +207,8 @@ class Librdkafka : public ::testing::Test {
 
   // Assigns every partition of `topic` from the beginning and reads
   // `count` records.
-  static std::vector<Consumed> consume(rd_kafka_t* k, const std::string& topic,
-                                       int32_t partitions, size_t count) {
+  static std::vector<Consumed> consume(rd_kafka_t* k, const std::string& topic, int32_t partitions,
+                                       size_t count) {
     rd_kafka_topic_partition_list_t* list = rd_kafka_topic_partition_list_new(partitions);
     for (int32_t p = 0; p < partitions; ++p) {
       rd_kafka_topic_partition_list_add(list, topic.c_str(), p)->offset = RD_KAFKA_OFFSET_BEGINNING;
@@ -255,8 +255,12 @@ class Librdkafka : public ::testing::Test {
   std::unique_ptr<Admin> admin_;
 };
 
-std::string key_of(int i) { return "key-" + std::to_string(i % 97); }
-std::string value_of(int i) { return "value-" + std::to_string(i); }
+std::string key_of(int i) {
+  return "key-" + std::to_string(i % 97);
+}
+std::string value_of(int i) {
+  return "value-" + std::to_string(i);
+}
 
 TEST_F(Librdkafka, KeyedRecordsRoundTripInEveryCodecInMurmur2Partitions) {
   for (const char* codec : {"zstd", "none"}) {
@@ -284,7 +288,8 @@ TEST_F(Librdkafka, KeyedRecordsRoundTripInEveryCodecInMurmur2Partitions) {
     current_ = nullptr;
     ASSERT_EQ(d.done, kRecords);
     for (int i = 0; i < kRecords; ++i) {
-      ASSERT_EQ(d.errors[i], RD_KAFKA_RESP_ERR_NO_ERROR) << i << ": " << rd_kafka_err2str(d.errors[i]);
+      ASSERT_EQ(d.errors[i], RD_KAFKA_RESP_ERR_NO_ERROR)
+          << i << ": " << rd_kafka_err2str(d.errors[i]);
       ASSERT_EQ(d.partitions[i], murmur2_partition(key_of(i), kPartitions)) << i;
     }
 
@@ -439,9 +444,9 @@ TEST_F(Librdkafka, RecordsCrossBetweenLibrdkafkaAndTheNativeClient) {
       EXPECT_EQ(r.timestamp, kBaseTimestamp + 3 * i);
       std::vector<std::pair<std::string, std::string>> headers;
       ASSERT_TRUE(r.for_each_header([&](std::string_view k, std::span<const std::byte> v) {
-                     headers.emplace_back(std::string(k),
-                                          std::string(reinterpret_cast<const char*>(v.data()),
-                                                      v.size()));
+                     headers.emplace_back(
+                         std::string(k),
+                         std::string(reinterpret_cast<const char*>(v.data()), v.size()));
                    }).ok());
       ASSERT_EQ(headers.size(), 1u);
       EXPECT_EQ(headers[0].first, "idx");
@@ -477,16 +482,15 @@ TEST_F(Librdkafka, RecordsCrossBetweenLibrdkafkaAndTheNativeClient) {
   for (int i = 0; i < kCount; ++i) {
     contexts[i] = {&sent, i};
     const Header header{"origin", std::as_bytes(std::span(header_values[i]))};
-    (*sender)->send(
-        "from-native", std::as_bytes(std::span(keys[i])), std::as_bytes(std::span(values[i])),
-        std::span(&header, 1),
-        DeliveryCallback{[](void* ctx, const Status& st, const RecordMetadata& m) {
-                           auto* c = static_cast<Ctx*>(ctx);
-                           if (!st.ok()) c->sent->failures.push_back(c->index);
-                           c->sent->timestamps[c->index] = m.timestamp;
-                           c->sent->partitions[c->index] = m.partition;
-                         },
-                         &contexts[i]});
+    (*sender)->send("from-native", std::as_bytes(std::span(keys[i])),
+                    std::as_bytes(std::span(values[i])), std::span(&header, 1),
+                    DeliveryCallback{[](void* ctx, const Status& st, const RecordMetadata& m) {
+                                       auto* c = static_cast<Ctx*>(ctx);
+                                       if (!st.ok()) c->sent->failures.push_back(c->index);
+                                       c->sent->timestamps[c->index] = m.timestamp;
+                                       c->sent->partitions[c->index] = m.partition;
+                                     },
+                                     &contexts[i]});
   }
   ASSERT_TRUE((*sender)->flush().ok());
   ASSERT_TRUE(sent.failures.empty());
