@@ -73,6 +73,7 @@ class FetchCore : public ExchangeState {
   void start();
 
   std::string_view topic_name(uint32_t topic) const;
+  uint32_t topic_count() const { return static_cast<uint32_t>(topics_.size()); }
   const std::vector<Part>& parts() const { return parts_; }
   Exchange& exchange() const { return *exchange_; }
   // The RECORDS of an included part: its slice, copied from the segment

@@ -16,7 +16,6 @@ namespace {
 struct FetchState final : FetchCore {
   std::vector<messages::FetchPartitionResult> results;
   std::vector<messages::FetchTopicResult> topic_results;
-  uint32_t topic_count = 0;
 };
 
 Status encode_fetch(FetchCore& core) {
@@ -34,7 +33,7 @@ Status encode_fetch(FetchCore& core) {
          .records = part.include ? FetchCore::records(part) : messages::Records{}});
   }
   size_t p = 0;
-  for (uint32_t t = 0; t < st.topic_count; ++t) {
+  for (uint32_t t = 0; t < st.topic_count(); ++t) {
     size_t end = p;
     while (end < parts.size() && parts[end].topic == t) ++end;
     st.topic_results.push_back(
@@ -57,10 +56,8 @@ void FetchHandler::handle(Exchange& exchange) {
   FetchState& st = exchange.state<FetchState>(Exchange::kFetchState);
   // The native fetch answers as soon as any partition has data.
   st.begin(exchange, &encode_fetch, request->max_wait_ms, /*min_bytes=*/1, request->max_bytes);
-  st.topic_count = 0;
   for (const messages::FetchTopicRequest& t : request->topics) {
     const uint32_t topic = st.add_topic(context_.topics, t.name);
-    ++st.topic_count;
     for (const messages::FetchPartitionRequest& p : t.partitions) {
       st.add_partition(topic, p.partition, p.fetch_offset, p.partition_max_bytes);
     }

@@ -50,6 +50,7 @@ class ProduceCore : public ExchangeState {
   // goes away once handle() returns) and returns its index for produce().
   uint32_t add_topic(std::string_view name);
   std::string_view topic_name(uint32_t topic) const;
+  uint32_t topic_count() const { return static_cast<uint32_t>(topics_.size()); }
 
   // Checks that `partition` of `topic` (null when the topic is unknown)
   // takes appends (with `route_by_key`, partition kRouteByKey stands for

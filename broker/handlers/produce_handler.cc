@@ -30,7 +30,6 @@ struct ProduceState final : ProduceCore {
   std::vector<uint8_t> seen;
   std::vector<batch::RecordHeaderInput> headers;
   batch::BatchBuilder builder;
-  uint32_t topic_count = 0;
 };
 
 // Every partition has replied: the response as views over the entries
@@ -49,7 +48,7 @@ void finish_produce(ProduceCore& core) {
                           .log_start_offset = entry.log_start_offset});
   }
   size_t e = 0;
-  for (uint32_t t = 0; t < st.topic_count; ++t) {
+  for (uint32_t t = 0; t < st.topic_count(); ++t) {
     size_t end = e;
     while (end < entries.size() && entries[end].topic == t) ++end;
     st.topic_results.push_back(
@@ -174,11 +173,9 @@ void ProduceHandler::handle(Exchange& exchange) {
   }
   ProduceState& st = exchange.state<ProduceState>(Exchange::kProduceState);
   st.begin(exchange, context_, &finish_produce);
-  st.topic_count = 0;
   const Acks acks = request->acks;
   for (const messages::ProduceTopicData& t : request->topics) {
     const uint32_t topic_index = st.add_topic(t.name);
-    ++st.topic_count;
     Topic* topic = context_.topics.find(t.name);
     if (topic == nullptr && context_.config.auto_create_topics &&
         validate_topic_name(t.name).ok()) {

@@ -19,7 +19,6 @@ using Response = kafka::FetchResponse;
 struct KafkaFetchState final : FetchCore {
   std::vector<Response::Partition> partitions;
   std::vector<Response::Topic> topics;
-  uint32_t topic_count = 0;
 };
 
 Status encode_fetch(FetchCore& core) {
@@ -40,7 +39,7 @@ Status encode_fetch(FetchCore& core) {
     st.partitions.push_back(p);
   }
   size_t p = 0;
-  for (uint32_t t = 0; t < st.topic_count; ++t) {
+  for (uint32_t t = 0; t < st.topic_count(); ++t) {
     size_t end = p;
     while (end < parts.size() && parts[end].topic == t) ++end;
     Response::Topic topic;
@@ -67,10 +66,8 @@ void FetchHandler::handle(Exchange& exchange) {
   }
   KafkaFetchState& st = exchange.state<KafkaFetchState>(Exchange::kKafkaFetchState);
   st.begin(exchange, &encode_fetch, request->max_wait_ms, request->min_bytes, request->max_bytes);
-  st.topic_count = 0;
   for (const kafka::FetchRequest::Topic& t : request->topics) {
     const uint32_t topic = st.add_topic(context_.broker.topics, t.topic);
-    ++st.topic_count;
     for (const kafka::FetchRequest::Partition& p : t.partitions) {
       st.add_partition(topic, p.partition, p.fetch_offset, p.partition_max_bytes);
     }

@@ -21,7 +21,6 @@ using messages::Acks;
 struct KafkaProduceState final : ProduceCore {
   std::vector<Response::Partition> partitions;
   std::vector<Response::Topic> topics;
-  uint32_t topic_count = 0;
   bool no_response = false;  // acks 0
 };
 
@@ -63,7 +62,7 @@ void respond_produce(ProduceCore& core) {
     st.partitions.push_back(p);
   }
   size_t e = 0;
-  for (uint32_t t = 0; t < st.topic_count; ++t) {
+  for (uint32_t t = 0; t < st.topic_count(); ++t) {
     size_t end = e;
     while (end < entries.size() && entries[end].topic == t) ++end;
     Response::Topic topic;
@@ -88,7 +87,6 @@ void ProduceHandler::handle(Exchange& exchange) {
   }
   KafkaProduceState& st = exchange.state<KafkaProduceState>(Exchange::kKafkaProduceState);
   st.begin(exchange, context_.broker, &respond_produce);
-  st.topic_count = 0;
   st.no_response = request->acks == 0;
   const bool valid_acks = request->acks == 0 || request->acks == 1 || request->acks == -1;
   const Acks acks = request->acks == 0   ? Acks::kNone
@@ -96,7 +94,6 @@ void ProduceHandler::handle(Exchange& exchange) {
                                          : Acks::kDurable;
   for (const kafka::ProduceRequest::Topic& t : request->topic_data) {
     const uint32_t topic_index = st.add_topic(t.name);
-    ++st.topic_count;
     Topic* topic = context_.broker.topics.find(t.name);
     for (const kafka::ProduceRequest::Partition& part : t.partition_data) {
       if (!valid_acks) {
