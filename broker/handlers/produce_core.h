@@ -5,7 +5,9 @@
 // then collect the per-partition results (base offset, log start offset,
 // or the error) in request order and call the protocol's `Done` once every
 // partition has replied. Each protocol decodes its request and encodes the
-// results in its own response; nothing else differs (docs/kafka.md).
+// results in its own response; the native one also routes batches by key
+// and creates unknown topics when auto_create is on (Kafka does both
+// elsewhere: in the client, and in Metadata).
 //
 // Lives in an exchange (ExchangeState) and is reused request after request,
 // so a steady stream of produces allocates nothing per partition. Threading:
