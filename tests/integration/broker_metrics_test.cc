@@ -36,7 +36,10 @@ TEST(BrokerMetrics, ServesCountersHistogramsAndGauges) {
   // Kafka's api keys are another numbering (its Fetch is 1, the native
   // Produce's number): its requests are counted apart, under Kafka's names.
   KafkaWireClient kafka_client((*broker)->kafka_port());
-  ASSERT_TRUE(kafka_client.call<kafka::MetadataResponse>(kafka::MetadataRequest{}, 8).ok());
+  KafkaWireClient::Reply reply;
+  EXPECT_EQ(kafka_client.call<kafka::MetadataResponse>(kafka::MetadataRequest{}, 8, &reply)
+                .brokers.size(),
+            1u);
 
   const std::string page = scrape(port);
   EXPECT_EQ(page.rfind("HTTP/1.1 200 OK", 0), 0u) << page.substr(0, 100);

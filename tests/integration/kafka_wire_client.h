@@ -1,35 +1,34 @@
-// A Kafka-protocol client for integration tests that speak to the broker's
-// Kafka listener by hand: frames a request (INT32 size, request header v1 or
-// v2 as the api version requires, body) and reads a response (size,
-// correlation id, the v1 header's tag buffer when flexible, body). Bodies are
-// encoded and decoded with the same message descriptions the broker uses
-// (common/kafka/*.h), so a test states a request as a struct. Anything can
-// also be sent as raw bytes, for malformed-input tests.
+// Test helper for the Kafka listener's integration tests: a RawClient that
+// speaks Kafka's framing (INT32 size, request header v1 or v2 by the api
+// version, response header v0 or v1) and encodes and decodes bodies through
+// the message descriptions (common/kafka/*.h), so a test builds a request
+// as a struct in any version and reads the response the same way.
 #pragma once
 
-#include <array>
-#include <cstddef>
+#include <gtest/gtest.h>
+
 #include <cstdint>
 #include <optional>
-#include <span>
-#include <string>
 #include <vector>
 
 #include "raw_client.h"
 #include "spillway/common/endian.h"
 #include "spillway/common/kafka/header.h"
-#include "spillway/common/write_buffer.h"
 
 namespace spillway::testing {
 
-class KafkaWireClient {
+class KafkaWireClient : public RawClient {
  public:
-  explicit KafkaWireClient(uint16_t port) : raw_(port) {}
+  using RawClient::RawClient;
 
-  bool connected() const { return raw_.connected(); }
-  RawClient& raw() { return raw_; }
+  // A response frame; decoded messages view `frame`, so keep it alive.
+  struct Reply {
+    std::vector<std::byte> frame;  // without the size prefix
+    int32_t correlation_id = -1;
+    std::span<const std::byte> body;
+  };
 
-  // Writes `write(WriteBuffer&)`'s output as bytes.
+  // Writes `write(WriteBuffer&)`'s output as bytes (empty when it fails).
   template <typename Write>
   static std::vector<std::byte> written(Write write) {
     std::array<std::byte, 256> scratch;
@@ -40,8 +39,8 @@ class KafkaWireClient {
     return bytes;
   }
 
-  // The request header (v1 or v2, per api key and version), without the
-  // size prefix.
+  // A request header (v1 or v2, per api key and version), without the size
+  // prefix: for frames built by hand.
   static std::vector<std::byte> header(int16_t api_key, int16_t version, int32_t correlation_id,
                                        std::optional<std::string_view> client_id = "kafka-test") {
     const kafka::RequestHeader h{api_key, version, correlation_id, client_id};
@@ -50,69 +49,70 @@ class KafkaWireClient {
     });
   }
 
-  // Sends INT32 size + `header` + `body` as they are.
+  // Sends INT32 size + `header_bytes` + `body` as they are.
   bool send_frame(std::span<const std::byte> header_bytes, std::span<const std::byte> body) {
     std::array<std::byte, 4> size;
     store_be<uint32_t>(size.data(), static_cast<uint32_t>(header_bytes.size() + body.size()));
-    return raw_.send_bytes(size) && raw_.send_bytes(header_bytes) && raw_.send_bytes(body);
+    return send_bytes(size) && send_bytes(header_bytes) && send_bytes(body);
   }
 
-  // Sends `request` (a described Kafka request) at `version`.
+  // Sends `request` in `version` with correlation id `correlation_id`.
   template <typename Request>
   bool send(const Request& request, int16_t version, int32_t correlation_id) {
-    const std::vector<std::byte> body = written([&](WriteBuffer& out) {
-      return wire::encode(request, kafka::context<Request>(version), out);
-    });
-    return send_frame(header(static_cast<int16_t>(Request::kApiKey), version, correlation_id),
-                      body);
+    const auto key = static_cast<int16_t>(Request::kApiKey);
+    std::array<std::byte, 256> scratch;
+    WriteBuffer out{std::span<std::byte>(scratch)};
+    const kafka::RequestHeader header{key, version, correlation_id, "kafka-wire-test"};
+    if (!kafka::encode_request_header(header, kafka::request_header_version(key, version), out)
+             .ok()) {
+      return false;
+    }
+    if (!wire::encode(request, kafka::context<Request>(version), out).ok()) return false;
+    std::vector<std::byte> frame(4 + out.bytes_written());
+    store_be<uint32_t>(frame.data(), static_cast<uint32_t>(out.bytes_written()));
+    out.copy_to(std::span<std::byte>(frame).subspan(4));
+    return send_bytes(frame);
   }
 
-  struct Response {
-    int32_t correlation_id = 0;
-    std::vector<std::byte> body;  // after the response header
-  };
-
-  // Reads one response to `api_key`/`version` (which decide the response
-  // header's version); nullopt on EOF, error or timeout.
-  std::optional<Response> read(int16_t api_key, int16_t version) {
+  // Reads one response frame to a request of api `Response` in `version`;
+  // nullopt on EOF, error or timeout.
+  template <typename Response>
+  std::optional<Reply> read(int16_t version) {
     std::array<std::byte, 4> size_bytes;
-    if (!read_exactly(raw_.fd(), size_bytes.data(), 4)) return std::nullopt;
+    if (!spillway::testing::read_exactly(fd(), size_bytes.data(), 4)) return std::nullopt;
     const uint32_t size = load_be<uint32_t>(size_bytes.data());
-    if (size < 4 || size > (64u << 20)) return std::nullopt;
-    std::vector<std::byte> frame(size);
-    if (!read_exactly(raw_.fd(), frame.data(), size)) return std::nullopt;
-    Response response;
-    response.correlation_id = load_be<int32_t>(frame.data());
-    size_t at = 4;
-    if (kafka::response_header_version(api_key, version) == 1) {
-      if (frame.size() < 5 || frame[4] != std::byte{0}) return std::nullopt;  // empty tag buffer
-      at = 5;
-    }
-    response.body.assign(frame.begin() + static_cast<ptrdiff_t>(at), frame.end());
-    return response;
+    if (size > (64u << 20)) return std::nullopt;
+    Reply reply;
+    reply.frame.resize(size);
+    if (!spillway::testing::read_exactly(fd(), reply.frame.data(), size)) return std::nullopt;
+    const auto key = static_cast<int16_t>(Response::kApiKey);
+    auto header = kafka::decode_response_header(
+        reply.frame, kafka::response_header_version(key, version), &reply.body);
+    if (!header.ok()) return std::nullopt;
+    reply.correlation_id = header->correlation_id;
+    return reply;
   }
 
-  // A whole round trip: sends `request`, reads and decodes its response
-  // (which views `last_.body`, valid until the next call).
-  template <typename ResponseType, typename Request>
-  Result<ResponseType> call(const Request& request, int16_t version) {
+  // A round trip: sends `request` and decodes the response as `Response`
+  // (the test fails when there is none or it does not decode). The
+  // returned Response views `*reply`.
+  template <typename Response, typename Request>
+  Response call(const Request& request, int16_t version, Reply* reply) {
     const int32_t correlation_id = next_correlation_id_++;
-    if (!send(request, version, correlation_id)) {
-      return Status(ErrorCode::kIoError, "send failed");
-    }
-    std::optional<Response> r = read(static_cast<int16_t>(Request::kApiKey), version);
-    if (!r) return Status(ErrorCode::kIoError, "no response (connection closed or timed out)");
-    if (r->correlation_id != correlation_id) {
-      return Status(ErrorCode::kCorruptMessage, "response to another correlation id");
-    }
-    last_ = std::move(*r);
-    return wire::decode<ResponseType>(last_.body, kafka::context<ResponseType>(version), "test");
+    EXPECT_TRUE(send(request, version, correlation_id));
+    std::optional<Reply> r = read<Response>(version);
+    EXPECT_TRUE(r.has_value()) << "no response";
+    if (!r) return Response{};
+    EXPECT_EQ(r->correlation_id, correlation_id);
+    *reply = std::move(*r);
+    auto decoded =
+        wire::decode<Response>(reply->body, kafka::context<Response>(version), "response");
+    EXPECT_TRUE(decoded.ok()) << decoded.status().to_string();
+    return decoded.ok() ? *decoded : Response{};
   }
 
  private:
-  RawClient raw_;
   int32_t next_correlation_id_ = 1;
-  Response last_;
 };
 
 }  // namespace spillway::testing
