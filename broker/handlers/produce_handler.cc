@@ -69,7 +69,7 @@ Status route_by_key(ProduceState& st, Topic& topic, uint32_t topic_index,
   const auto partitions = static_cast<int32_t>(topic.partitions.size());
   std::span<const std::byte> records = batch::records_block(batch);
   std::byte* decompressed = nullptr;
-  if (header.compression() == batch::Compression::kZstd) {
+  if (header.compression() != batch::Compression::kNone) {  // any codec validate() accepted
     std::span<std::byte> buffer = BufferPool::global().rent(BufferPool::kMaxBufferSize);
     if (buffer.empty()) return Status(ErrorCode::kResourceExhausted, "no pooled buffer");
     Result<std::span<const std::byte>> out = batch::decompress_records(batch, buffer);

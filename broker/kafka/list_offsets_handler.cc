@@ -80,9 +80,8 @@ void entry_done(ListOffsetsState& st) {
 
 // The first record at or after `target` in the batch at `position` of
 // `file` whose header is `header` (its max timestamp is >= target): its
-// offset and timestamp. Decodes the batch (zstd decompressed into a pooled
-// buffer); when it cannot (no buffer, a codec the broker does not read),
-// answers the batch's base offset, which is at or before the exact one, so
+// offset and timestamp. Decodes the batch (a compressed one decompressed
+// into a pooled buffer); when it cannot (no buffer, a read error), answers the batch's base offset, which is at or before the exact one, so
 // a consumer seeking there misses nothing.
 void find_in_batch(storage::File& file, uint64_t position, const batch::BatchHeader& header,
                    int64_t target, ListOffsetsState::Entry& e) {
@@ -91,7 +90,6 @@ void find_in_batch(storage::File& file, uint64_t position, const batch::BatchHea
   const bool log_append_time = (header.attributes & batch::kTimestampTypeLogAppend) != 0;
   if (log_append_time) return;  // every record has the batch's time: the first one
   const batch::Compression codec = header.compression();
-  if (codec != batch::Compression::kNone && codec != batch::Compression::kZstd) return;
   BufferPool& pool = BufferPool::global();
   std::span<std::byte> whole = pool.rent(header.total_size());
   if (whole.empty()) return;
@@ -109,7 +107,7 @@ void find_in_batch(storage::File& file, uint64_t position, const batch::BatchHea
   Result<size_t> n = file.read_at(whole, position);
   if (!n.ok() || *n != whole.size()) return;
   std::span<const std::byte> records = batch::records_block(whole);
-  if (codec == batch::Compression::kZstd) {
+  if (codec != batch::Compression::kNone) {
     inflated = pool.rent(BufferPool::kMaxBufferSize);
     if (inflated.empty()) return;
     give_back.b = inflated.data();

@@ -90,6 +90,10 @@ void Exchange::finish(const Status& status) noexcept {
     // spill leaves an empty frame, which the connection treats as fatal.
     (void)out_.write(std::span(error).first(n));
   }
+  notify_finished();
+}
+
+void Exchange::notify_finished() noexcept {
   if (g_observer) {
     g_observer(g_observer_ctx, framing_ != Framing::kNative, header_.api_key,
                std::chrono::steady_clock::now() - started_);
@@ -103,10 +107,7 @@ void Exchange::finish_without_response() noexcept {
   without_response_ = true;
   body_ = {};
   out_.release();
-  if (g_observer) {
-    g_observer(g_observer_ctx, header_.api_key, std::chrono::steady_clock::now() - started_);
-  }
-  if (on_finished_) on_finished_(*this, owner_);
+  notify_finished();
 }
 
 uint64_t Exchange::grant_response_bytes(uint64_t want) noexcept {

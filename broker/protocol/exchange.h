@@ -158,6 +158,9 @@ class Exchange {
   }
 
  private:
+  // The metrics' observer, then the owner's on_finished callback.
+  void notify_finished() noexcept;
+
   std::array<std::byte, 512> scratch_;
   WriteBuffer out_;
   frame::RequestHeader header_{};
