@@ -48,4 +48,33 @@ int16_t kafka_error(ErrorCode code) noexcept {
   return e::kUnknownServerError;
 }
 
+int16_t kafka_error(KafkaRefusal refusal) noexcept {
+  namespace e = kafka::errors;
+  switch (refusal) {
+    case KafkaRefusal::kInvalidTopicName:
+      return e::kInvalidTopicException;
+    case KafkaRefusal::kInvalidPartitionCount:
+      return e::kInvalidPartitions;
+    case KafkaRefusal::kInvalidReplicationFactor:
+      return e::kInvalidReplicationFactor;
+    case KafkaRefusal::kInvalidReplicaAssignment:
+      return e::kInvalidReplicaAssignment;
+    case KafkaRefusal::kInvalidConfig:
+      return e::kInvalidConfig;
+    case KafkaRefusal::kDuplicateInRequest:
+      return e::kInvalidRequest;
+    case KafkaRefusal::kUnknownTopicId:
+      return e::kUnknownTopicId;
+    case KafkaRefusal::kUnknownMember:
+      return e::kUnknownMemberId;
+    case KafkaRefusal::kUnsupportedResource:
+      return e::kInvalidRequest;
+    case KafkaRefusal::kGroupsUnsupported:
+      // Non-retriable, so a subscribing consumer reports it instead of
+      // waiting for a group that will never form (docs/kafka.md).
+      return e::kInvalidGroupId;
+  }
+  return e::kUnknownServerError;
+}
+
 }  // namespace spillway::broker::kafka_listener

@@ -11,6 +11,25 @@ namespace spillway::broker::kafka_listener {
 
 // The Kafka error code a client should see for `code`.
 int16_t kafka_error(ErrorCode code) noexcept;
-inline int16_t kafka_error(const Status& status) noexcept { return kafka_error(status.code()); }
+inline int16_t kafka_error(const Status& status) noexcept {
+  return kafka_error(status.code());
+}
+
+// Refusals that only Kafka's requests can meet, or that Kafka tells apart
+// where Spillway has one ErrorCode (a CreateTopics kInvalidArgument may be
+// the name, the partition count or a setting).
+enum class KafkaRefusal {
+  kInvalidTopicName,
+  kInvalidPartitionCount,
+  kInvalidReplicationFactor,  // more than one replica on a single node
+  kInvalidReplicaAssignment,  // replicas on brokers other than this one
+  kInvalidConfig,             // a config name or value the topic cannot take
+  kDuplicateInRequest,        // a topic or resource named twice in one request
+  kUnknownTopicId,            // Spillway has no topic ids
+  kUnknownMember,             // a group member this broker does not know
+  kUnsupportedResource,       // a DescribeConfigs resource type not served
+  kGroupsUnsupported,         // consumer-group membership (JoinGroup ...)
+};
+int16_t kafka_error(KafkaRefusal refusal) noexcept;
 
 }  // namespace spillway::broker::kafka_listener

@@ -4,6 +4,8 @@
 
 #include "api_versions_handler.h"
 #include "cluster_handlers.h"
+#include "create_topics_handler.h"
+#include "delete_topics_handler.h"
 #include "kafka_context.h"
 #include "metadata_handler.h"
 #include "protocol/dispatcher.h"
@@ -23,6 +25,8 @@ class KafkaHandlers {
   MetadataHandler metadata_;
   FindCoordinatorHandler find_coordinator_;
   DescribeClusterHandler describe_cluster_;
+  CreateTopicsHandler create_topics_;
+  DeleteTopicsHandler delete_topics_;
 };
 
 }  // namespace spillway::broker::kafka_listener
