@@ -138,6 +138,16 @@ int64_t OffsetStore::committed(std::string_view group, std::string_view topic,
   return jt == it->second.end() ? -1 : jt->second;
 }
 
+std::vector<OffsetStore::Entry> OffsetStore::group_offsets(std::string_view group) const {
+  std::vector<Entry> out;
+  std::lock_guard lock(mu_);
+  auto it = groups_.find(group);
+  if (it == groups_.end()) return out;
+  out.reserve(it->second.size());
+  for (const auto& [key, offset] : it->second) out.push_back({key.first, key.second, offset});
+  return out;
+}
+
 void OffsetStore::forget_topic(std::string_view topic) {
   std::lock_guard lock(mu_);
   for (auto& [group, offsets] : groups_) {

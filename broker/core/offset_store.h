@@ -66,6 +66,10 @@ class OffsetStore {
   // The committed offset, or -1 when none.
   int64_t committed(std::string_view group, std::string_view topic, int32_t partition) const;
 
+  // Every committed offset of `group`, by topic then partition (none when
+  // the group has no commits). Kafka's OffsetFetch for all partitions.
+  std::vector<Entry> group_offsets(std::string_view group) const;
+
   // Forgets a deleted topic's offsets in memory (files keep them until the
   // group's next commit).
   void forget_topic(std::string_view topic);

@@ -65,8 +65,10 @@ int16_t kafka_error(KafkaRefusal refusal) noexcept {
       return e::kInvalidRequest;
     case KafkaRefusal::kUnknownTopicId:
       return e::kUnknownTopicId;
-    case KafkaRefusal::kUnknownMember:
-      return e::kUnknownMemberId;
+    case KafkaRefusal::kUnknownGeneration:
+      return e::kIllegalGeneration;
+    case KafkaRefusal::kInvalidGroupName:
+      return e::kInvalidGroupId;
     case KafkaRefusal::kUnsupportedResource:
       return e::kInvalidRequest;
     case KafkaRefusal::kGroupsUnsupported:

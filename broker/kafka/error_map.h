@@ -26,7 +26,8 @@ enum class KafkaRefusal {
   kInvalidConfig,             // a config name or value the topic cannot take
   kDuplicateInRequest,        // a topic or resource named twice in one request
   kUnknownTopicId,            // Spillway has no topic ids
-  kUnknownMember,             // a group member this broker does not know
+  kUnknownGeneration,         // a commit from a group generation that does not exist
+  kInvalidGroupName,          // a group id the offset store cannot hold
   kUnsupportedResource,       // a DescribeConfigs resource type not served
   kGroupsUnsupported,         // consumer-group membership (JoinGroup ...)
 };

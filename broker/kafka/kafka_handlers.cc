@@ -20,7 +20,9 @@ KafkaHandlers::KafkaHandlers(Dispatcher& dispatcher, KafkaContext& context)
       find_coordinator_(context),
       describe_cluster_(context),
       create_topics_(context),
-      delete_topics_(context) {
+      delete_topics_(context),
+      offset_commit_(context),
+      offset_fetch_(context) {
   using kafka::ApiKey;
   add(dispatcher, ApiKey::kApiVersions, &api_versions_, /*any_version=*/true);
   add(dispatcher, ApiKey::kMetadata, &metadata_);
@@ -28,6 +30,8 @@ KafkaHandlers::KafkaHandlers(Dispatcher& dispatcher, KafkaContext& context)
   add(dispatcher, ApiKey::kDescribeCluster, &describe_cluster_);
   add(dispatcher, ApiKey::kCreateTopics, &create_topics_);
   add(dispatcher, ApiKey::kDeleteTopics, &delete_topics_);
+  add(dispatcher, ApiKey::kOffsetCommit, &offset_commit_);
+  add(dispatcher, ApiKey::kOffsetFetch, &offset_fetch_);
 }
 
 }  // namespace spillway::broker::kafka_listener

@@ -8,6 +8,8 @@
 #include "delete_topics_handler.h"
 #include "kafka_context.h"
 #include "metadata_handler.h"
+#include "offset_commit_handler.h"
+#include "offset_fetch_handler.h"
 #include "protocol/dispatcher.h"
 
 namespace spillway::broker::kafka_listener {
@@ -27,6 +29,8 @@ class KafkaHandlers {
   DescribeClusterHandler describe_cluster_;
   CreateTopicsHandler create_topics_;
   DeleteTopicsHandler delete_topics_;
+  OffsetCommitHandler offset_commit_;
+  OffsetFetchHandler offset_fetch_;
 };
 
 }  // namespace spillway::broker::kafka_listener

@@ -49,6 +49,23 @@ TEST_F(OffsetStoreTest, CommitsAreKeptAndReloaded) {
   EXPECT_EQ(reloaded.committed("g", "t", 0), -1);
 }
 
+TEST_F(OffsetStoreTest, ListsAGroupsOffsetsByTopicAndPartition) {
+  OffsetStore store(cores_, storage::posix_file_system(), dir_.string());
+  ASSERT_TRUE(store.load().ok());
+  EXPECT_TRUE(store.group_offsets("g").empty());
+  ASSERT_TRUE(store.commit("g", {{"t", 1, 20}, {"b", 0, 5}, {"t", 0, 10}}).ok());
+  ASSERT_TRUE(store.commit("h", {{"t", 0, 99}}).ok());
+  const std::vector<OffsetStore::Entry> offsets = store.group_offsets("g");
+  ASSERT_EQ(offsets.size(), 3u);
+  EXPECT_EQ(offsets[0].topic, "b");
+  EXPECT_EQ(offsets[0].offset, 5);
+  EXPECT_EQ(offsets[1].topic, "t");
+  EXPECT_EQ(offsets[1].partition, 0);
+  EXPECT_EQ(offsets[1].offset, 10);
+  EXPECT_EQ(offsets[2].partition, 1);
+  EXPECT_EQ(offsets[2].offset, 20);
+}
+
 TEST_F(OffsetStoreTest, AMalformedFileIsAnError) {
   std::filesystem::create_directories(dir_ / "offsets");
   {
