@@ -22,7 +22,9 @@ KafkaHandlers::KafkaHandlers(Dispatcher& dispatcher, KafkaContext& context)
       create_topics_(context),
       delete_topics_(context),
       offset_commit_(context),
-      offset_fetch_(context) {
+      offset_fetch_(context),
+      describe_configs_(context),
+      offset_for_leader_epoch_(context) {
   using kafka::ApiKey;
   add(dispatcher, ApiKey::kApiVersions, &api_versions_, /*any_version=*/true);
   add(dispatcher, ApiKey::kMetadata, &metadata_);
@@ -32,6 +34,8 @@ KafkaHandlers::KafkaHandlers(Dispatcher& dispatcher, KafkaContext& context)
   add(dispatcher, ApiKey::kDeleteTopics, &delete_topics_);
   add(dispatcher, ApiKey::kOffsetCommit, &offset_commit_);
   add(dispatcher, ApiKey::kOffsetFetch, &offset_fetch_);
+  add(dispatcher, ApiKey::kDescribeConfigs, &describe_configs_);
+  add(dispatcher, ApiKey::kOffsetForLeaderEpoch, &offset_for_leader_epoch_);
 }
 
 }  // namespace spillway::broker::kafka_listener

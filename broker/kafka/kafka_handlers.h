@@ -6,10 +6,12 @@
 #include "cluster_handlers.h"
 #include "create_topics_handler.h"
 #include "delete_topics_handler.h"
+#include "describe_configs_handler.h"
 #include "kafka_context.h"
 #include "metadata_handler.h"
 #include "offset_commit_handler.h"
 #include "offset_fetch_handler.h"
+#include "offset_for_leader_epoch_handler.h"
 #include "protocol/dispatcher.h"
 
 namespace spillway::broker::kafka_listener {
@@ -31,6 +33,8 @@ class KafkaHandlers {
   DeleteTopicsHandler delete_topics_;
   OffsetCommitHandler offset_commit_;
   OffsetFetchHandler offset_fetch_;
+  DescribeConfigsHandler describe_configs_;
+  OffsetForLeaderEpochHandler offset_for_leader_epoch_;
 };
 
 }  // namespace spillway::broker::kafka_listener
