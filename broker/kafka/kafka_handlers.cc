@@ -24,7 +24,8 @@ KafkaHandlers::KafkaHandlers(Dispatcher& dispatcher, KafkaContext& context)
       offset_commit_(context),
       offset_fetch_(context),
       describe_configs_(context),
-      offset_for_leader_epoch_(context) {
+      offset_for_leader_epoch_(context),
+      create_partitions_(context) {
   using kafka::ApiKey;
   add(dispatcher, ApiKey::kApiVersions, &api_versions_, /*any_version=*/true);
   add(dispatcher, ApiKey::kMetadata, &metadata_);
@@ -36,6 +37,7 @@ KafkaHandlers::KafkaHandlers(Dispatcher& dispatcher, KafkaContext& context)
   add(dispatcher, ApiKey::kOffsetFetch, &offset_fetch_);
   add(dispatcher, ApiKey::kDescribeConfigs, &describe_configs_);
   add(dispatcher, ApiKey::kOffsetForLeaderEpoch, &offset_for_leader_epoch_);
+  add(dispatcher, ApiKey::kCreatePartitions, &create_partitions_);
 }
 
 }  // namespace spillway::broker::kafka_listener

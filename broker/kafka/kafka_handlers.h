@@ -4,6 +4,7 @@
 
 #include "api_versions_handler.h"
 #include "cluster_handlers.h"
+#include "create_partitions_handler.h"
 #include "create_topics_handler.h"
 #include "delete_topics_handler.h"
 #include "describe_configs_handler.h"
@@ -35,6 +36,7 @@ class KafkaHandlers {
   OffsetFetchHandler offset_fetch_;
   DescribeConfigsHandler describe_configs_;
   OffsetForLeaderEpochHandler offset_for_leader_epoch_;
+  CreatePartitionsHandler create_partitions_;
 };
 
 }  // namespace spillway::broker::kafka_listener
