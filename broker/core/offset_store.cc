@@ -148,6 +148,15 @@ std::vector<OffsetStore::Entry> OffsetStore::group_offsets(std::string_view grou
   return out;
 }
 
+std::vector<std::string> OffsetStore::groups() const {
+  std::vector<std::string> out;
+  std::lock_guard lock(mu_);
+  for (const auto& [group, offsets] : groups_) {
+    if (!offsets.empty()) out.push_back(group);
+  }
+  return out;
+}
+
 void OffsetStore::forget_topic(std::string_view topic) {
   std::lock_guard lock(mu_);
   for (auto& [group, offsets] : groups_) {

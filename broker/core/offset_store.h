@@ -70,6 +70,9 @@ class OffsetStore {
   // the group has no commits). Kafka's OffsetFetch for all partitions.
   std::vector<Entry> group_offsets(std::string_view group) const;
 
+  // The groups with at least one committed offset, by name.
+  std::vector<std::string> groups() const;
+
   // Forgets a deleted topic's offsets in memory (files keep them until the
   // group's next commit).
   void forget_topic(std::string_view topic);

@@ -73,10 +73,6 @@ int16_t kafka_error(KafkaRefusal refusal) noexcept {
       return e::kUnknownLeaderEpoch;
     case KafkaRefusal::kUnsupportedResource:
       return e::kInvalidRequest;
-    case KafkaRefusal::kGroupsUnsupported:
-      // Non-retriable, so a subscribing consumer reports it instead of
-      // waiting for a group that will never form (docs/kafka.md).
-      return e::kInvalidGroupId;
   }
   return e::kUnknownServerError;
 }

@@ -30,7 +30,6 @@ enum class KafkaRefusal {
   kInvalidGroupName,          // a group id the offset store cannot hold
   kUnknownLeaderEpoch,        // a leader epoch newer than this broker's (always 0)
   kUnsupportedResource,       // a DescribeConfigs resource type not served
-  kGroupsUnsupported,         // consumer-group membership (JoinGroup ...)
 };
 int16_t kafka_error(KafkaRefusal refusal) noexcept;
 

@@ -25,7 +25,9 @@ KafkaHandlers::KafkaHandlers(Dispatcher& dispatcher, KafkaContext& context)
       offset_fetch_(context),
       describe_configs_(context),
       offset_for_leader_epoch_(context),
-      create_partitions_(context) {
+      create_partitions_(context),
+      list_groups_(context),
+      describe_groups_(context) {
   using kafka::ApiKey;
   add(dispatcher, ApiKey::kApiVersions, &api_versions_, /*any_version=*/true);
   add(dispatcher, ApiKey::kMetadata, &metadata_);
@@ -38,6 +40,8 @@ KafkaHandlers::KafkaHandlers(Dispatcher& dispatcher, KafkaContext& context)
   add(dispatcher, ApiKey::kDescribeConfigs, &describe_configs_);
   add(dispatcher, ApiKey::kOffsetForLeaderEpoch, &offset_for_leader_epoch_);
   add(dispatcher, ApiKey::kCreatePartitions, &create_partitions_);
+  add(dispatcher, ApiKey::kListGroups, &list_groups_);
+  add(dispatcher, ApiKey::kDescribeGroups, &describe_groups_);
 }
 
 }  // namespace spillway::broker::kafka_listener

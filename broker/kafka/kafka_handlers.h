@@ -8,6 +8,7 @@
 #include "create_topics_handler.h"
 #include "delete_topics_handler.h"
 #include "describe_configs_handler.h"
+#include "group_handlers.h"
 #include "kafka_context.h"
 #include "metadata_handler.h"
 #include "offset_commit_handler.h"
@@ -37,6 +38,8 @@ class KafkaHandlers {
   DescribeConfigsHandler describe_configs_;
   OffsetForLeaderEpochHandler offset_for_leader_epoch_;
   CreatePartitionsHandler create_partitions_;
+  ListGroupsHandler list_groups_;
+  DescribeGroupsHandler describe_groups_;
 };
 
 }  // namespace spillway::broker::kafka_listener

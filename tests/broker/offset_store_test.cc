@@ -53,6 +53,7 @@ TEST_F(OffsetStoreTest, ListsAGroupsOffsetsByTopicAndPartition) {
   OffsetStore store(cores_, storage::posix_file_system(), dir_.string());
   ASSERT_TRUE(store.load().ok());
   EXPECT_TRUE(store.group_offsets("g").empty());
+  EXPECT_TRUE(store.groups().empty());
   ASSERT_TRUE(store.commit("g", {{"t", 1, 20}, {"b", 0, 5}, {"t", 0, 10}}).ok());
   ASSERT_TRUE(store.commit("h", {{"t", 0, 99}}).ok());
   const std::vector<OffsetStore::Entry> offsets = store.group_offsets("g");
@@ -64,6 +65,10 @@ TEST_F(OffsetStoreTest, ListsAGroupsOffsetsByTopicAndPartition) {
   EXPECT_EQ(offsets[1].offset, 10);
   EXPECT_EQ(offsets[2].partition, 1);
   EXPECT_EQ(offsets[2].offset, 20);
+  EXPECT_EQ(store.groups(), (std::vector<std::string>{"g", "h"}));
+  // A group whose every topic is gone has nothing left to list.
+  store.forget_topic("t");
+  EXPECT_EQ(store.groups(), (std::vector<std::string>{"g"}));
 }
 
 TEST_F(OffsetStoreTest, AMalformedFileIsAnError) {
