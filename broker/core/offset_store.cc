@@ -129,6 +129,32 @@ void OffsetStore::commit_async(std::string group, std::vector<Entry> entries,
              });
 }
 
+Result<bool> OffsetStore::remove_group(std::string_view group) {
+  std::lock_guard lock(mu_);
+  auto it = groups_.find(group);
+  if (it == groups_.end()) return false;
+  SPILLWAY_RETURN_IF_ERROR(fs_.remove_all(path_for(group)));
+  SPILLWAY_RETURN_IF_ERROR(fs_.sync_dir(dir_));
+  const bool had_offsets = !it->second.empty();
+  groups_.erase(it);
+  return had_offsets;
+}
+
+void OffsetStore::remove_group_async(std::string group, asio::any_io_executor executor,
+                                     std::function<void(Result<bool>)> done) {
+  const size_t core = CoreSet::current();
+  assert(core != CoreSet::kNoCore);
+  asio::post(cores_.sync_context(core == CoreSet::kNoCore ? 0 : core),
+             [this, group = std::move(group), executor = std::move(executor),
+              done = std::move(done)]() mutable {
+               Result<bool> removed = remove_group(group);
+               asio::post(executor,
+                          [done = std::move(done), removed = std::move(removed)]() mutable {
+                            done(std::move(removed));
+                          });
+             });
+}
+
 int64_t OffsetStore::committed(std::string_view group, std::string_view topic,
                                int32_t partition) const {
   std::lock_guard lock(mu_);

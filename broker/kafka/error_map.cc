@@ -69,6 +69,8 @@ int16_t kafka_error(KafkaRefusal refusal) noexcept {
       return e::kIllegalGeneration;
     case KafkaRefusal::kInvalidGroupName:
       return e::kInvalidGroupId;
+    case KafkaRefusal::kUnknownGroup:
+      return e::kGroupIdNotFound;
     case KafkaRefusal::kUnknownLeaderEpoch:
       return e::kUnknownLeaderEpoch;
     case KafkaRefusal::kUnsupportedResource:

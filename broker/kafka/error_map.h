@@ -28,6 +28,7 @@ enum class KafkaRefusal {
   kUnknownTopicId,            // Spillway has no topic ids
   kUnknownGeneration,         // a commit from a group generation that does not exist
   kInvalidGroupName,          // a group id the offset store cannot hold
+  kUnknownGroup,              // a group without committed offsets
   kUnknownLeaderEpoch,        // a leader epoch newer than this broker's (always 0)
   kUnsupportedResource,       // a DescribeConfigs resource type not served
 };

@@ -3,11 +3,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "codec.h"
 #include "error_map.h"
+#include "spillway/common/kafka/delete_groups.h"
 #include "spillway/common/kafka/describe_groups.h"
 #include "spillway/common/kafka/list_groups.h"
 
@@ -77,6 +79,57 @@ void DescribeGroupsHandler::handle(Exchange& exchange) {
   Response response;
   response.groups = groups;
   respond(exchange, response);
+}
+
+void DeleteGroupsHandler::handle(Exchange& exchange) {
+  using Response = kafka::DeleteGroupsResponse;
+  Result<kafka::DeleteGroupsRequest> request = decode_request<kafka::DeleteGroupsRequest>(exchange);
+  if (!request.ok()) {
+    exchange.finish(request.status());
+    return;
+  }
+  // Each group's file goes on the sync thread; the answer once all did.
+  struct Work {
+    std::vector<std::string> names;
+    std::vector<int16_t> errors;
+    size_t pending = 0;
+    bool all_started = false;
+
+    void send(Exchange& ex) const {
+      std::vector<Response::GroupResult> results;
+      results.reserve(names.size());
+      for (size_t i = 0; i < names.size(); ++i) {
+        results.push_back({.group_id = names[i], .error_code = errors[i]});
+      }
+      Response response;
+      response.results = results;
+      respond(ex, response);
+    }
+  };
+  auto work = std::make_shared<Work>();
+  for (std::string_view id : request->groups_names) {
+    work->names.emplace_back(id);
+    work->errors.push_back(0);
+  }
+  for (size_t i = 0; i < work->names.size(); ++i) {
+    if (!OffsetStore::validate_group(work->names[i]).ok()) {
+      work->errors[i] = kafka_error(KafkaRefusal::kInvalidGroupName);
+      continue;
+    }
+    ++work->pending;
+    context_.broker.offsets.remove_group_async(
+        work->names[i], exchange.executor(),
+        [work, i, ex = &exchange, keep = exchange.keep_alive()](Result<bool> removed) {
+          if (!removed.ok()) {
+            work->errors[i] = kafka_error(removed.status());
+          } else if (!*removed) {
+            work->errors[i] = kafka_error(KafkaRefusal::kUnknownGroup);
+          }
+          if (--work->pending == 0 && work->all_started) work->send(*ex);
+        });
+  }
+  work->all_started = true;
+  if (work->pending == 0) work->send(exchange);
 }
 
 }  // namespace spillway::broker::kafka_listener

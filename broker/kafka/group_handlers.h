@@ -6,6 +6,8 @@
 // ListGroups (key 16, v0-4) lists them in state "Empty"; DescribeGroups
 // (key 15, v0-5) describes one as "Empty" with no members, and a group
 // without commits as "Dead", as Kafka does for a group it does not have.
+// DeleteGroups (key 42, v0-2) forgets a group's committed offsets
+// (GROUP_ID_NOT_FOUND for a group without any).
 // JoinGroup, SyncGroup, Heartbeat and LeaveGroup are not announced, so a
 // consumer that subscribes is told by its own client that the broker does
 // not support group membership (librdkafka: "JoinGroup failed: Local:
@@ -29,6 +31,15 @@ class ListGroupsHandler final : public Handler {
 class DescribeGroupsHandler final : public Handler {
  public:
   explicit DescribeGroupsHandler(KafkaContext& context) : context_(context) {}
+  void handle(Exchange& exchange) override;
+
+ private:
+  KafkaContext& context_;
+};
+
+class DeleteGroupsHandler final : public Handler {
+ public:
+  explicit DeleteGroupsHandler(KafkaContext& context) : context_(context) {}
   void handle(Exchange& exchange) override;
 
  private:

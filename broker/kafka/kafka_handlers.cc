@@ -27,7 +27,8 @@ KafkaHandlers::KafkaHandlers(Dispatcher& dispatcher, KafkaContext& context)
       offset_for_leader_epoch_(context),
       create_partitions_(context),
       list_groups_(context),
-      describe_groups_(context) {
+      describe_groups_(context),
+      delete_groups_(context) {
   using kafka::ApiKey;
   add(dispatcher, ApiKey::kApiVersions, &api_versions_, /*any_version=*/true);
   add(dispatcher, ApiKey::kMetadata, &metadata_);
@@ -42,6 +43,7 @@ KafkaHandlers::KafkaHandlers(Dispatcher& dispatcher, KafkaContext& context)
   add(dispatcher, ApiKey::kCreatePartitions, &create_partitions_);
   add(dispatcher, ApiKey::kListGroups, &list_groups_);
   add(dispatcher, ApiKey::kDescribeGroups, &describe_groups_);
+  add(dispatcher, ApiKey::kDeleteGroups, &delete_groups_);
 }
 
 }  // namespace spillway::broker::kafka_listener

@@ -40,6 +40,7 @@ class KafkaHandlers {
   CreatePartitionsHandler create_partitions_;
   ListGroupsHandler list_groups_;
   DescribeGroupsHandler describe_groups_;
+  DeleteGroupsHandler delete_groups_;
 };
 
 }  // namespace spillway::broker::kafka_listener

@@ -71,6 +71,26 @@ TEST_F(OffsetStoreTest, ListsAGroupsOffsetsByTopicAndPartition) {
   EXPECT_EQ(store.groups(), (std::vector<std::string>{"g"}));
 }
 
+TEST_F(OffsetStoreTest, ARemovedGroupIsGoneAfterAReload) {
+  {
+    OffsetStore store(cores_, storage::posix_file_system(), dir_.string());
+    ASSERT_TRUE(store.load().ok());
+    ASSERT_TRUE(store.commit("gone", {{"t", 0, 10}}).ok());
+    ASSERT_TRUE(store.commit("kept", {{"t", 0, 7}}).ok());
+    Result<bool> removed = store.remove_group("gone");
+    ASSERT_TRUE(removed.ok()) << removed.status().to_string();
+    EXPECT_TRUE(*removed);
+    EXPECT_EQ(store.committed("gone", "t", 0), -1);
+    removed = store.remove_group("never");
+    ASSERT_TRUE(removed.ok());
+    EXPECT_FALSE(*removed);
+  }
+  OffsetStore reloaded(cores_, storage::posix_file_system(), dir_.string());
+  ASSERT_TRUE(reloaded.load().ok());
+  EXPECT_EQ(reloaded.committed("gone", "t", 0), -1);
+  EXPECT_EQ(reloaded.committed("kept", "t", 0), 7);
+}
+
 TEST_F(OffsetStoreTest, AMalformedFileIsAnError) {
   std::filesystem::create_directories(dir_ / "offsets");
   {

@@ -99,5 +99,41 @@ TEST_F(KafkaGroupsTest, ListsAndDescribesTheGroupsThatCommitted) {
   EXPECT_EQ(none->groups.size(), 0);
 }
 
+// rd_kafka_DeleteGroups on `group`: the group's error code.
+rd_kafka_resp_err_t delete_group(KafkaAdmin& admin, const std::string& group) {
+  rd_kafka_DeleteGroup_t* g = rd_kafka_DeleteGroup_new(group.c_str());
+  rd_kafka_AdminOptions_t* opts = admin.options(RD_KAFKA_ADMIN_OP_DELETEGROUPS);
+  rd_kafka_DeleteGroups(admin.handle(), &g, 1, opts, admin.queue());
+  rd_kafka_AdminOptions_destroy(opts);
+  rd_kafka_DeleteGroup_destroy(g);
+  KafkaEvent ev = admin.wait(RD_KAFKA_EVENT_DELETEGROUPS_RESULT);
+  EXPECT_TRUE(ev) << "no DeleteGroups result";
+  if (!ev) return RD_KAFKA_RESP_ERR__TIMED_OUT;
+  size_t n = 0;
+  const rd_kafka_group_result_t** results =
+      rd_kafka_DeleteGroups_result_groups(rd_kafka_event_DeleteGroups_result(ev.get()), &n);
+  EXPECT_EQ(n, 1u);
+  if (n != 1) return RD_KAFKA_RESP_ERR__FAIL;
+  const rd_kafka_error_t* error = rd_kafka_group_result_error(results[0]);
+  return error == nullptr ? RD_KAFKA_RESP_ERR_NO_ERROR : rd_kafka_error_code(error);
+}
+
+TEST_F(KafkaGroupsTest, DeletesAGroupsCommittedOffsets) {
+  ConsumerOptions options;
+  options.bootstrap = broker_->address();
+  options.group_id = "doomed";
+  Result<std::unique_ptr<Consumer>> native = Consumer::create(options);
+  ASSERT_TRUE(native.ok());
+  const TopicPartitionOffset commit[] = {{"grouped", 0, 4}};
+  ASSERT_TRUE((*native)->commit(commit).ok());
+
+  KafkaAdmin admin(broker_->kafka_address());
+  EXPECT_EQ(delete_group(admin, "doomed"), RD_KAFKA_RESP_ERR_NO_ERROR);
+  Result<int64_t> committed = (*native)->committed("grouped", 0);
+  ASSERT_TRUE(committed.ok()) << committed.status().to_string();
+  EXPECT_EQ(*committed, -1);
+  EXPECT_EQ(delete_group(admin, "doomed"), RD_KAFKA_RESP_ERR_GROUP_ID_NOT_FOUND);
+}
+
 }  // namespace
 }  // namespace spillway::testing
