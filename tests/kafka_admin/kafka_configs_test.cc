@@ -9,6 +9,7 @@
 #include "kafka_wire_client.h"
 #include "rdkafka_support.h"
 #include "spillway/admin.h"
+#include "spillway/common/kafka/describe_configs.h"
 #include "spillway/common/kafka/error_codes.h"
 #include "spillway/common/kafka/offset_for_leader_epoch.h"
 #include "spillway/producer.h"

@@ -5,8 +5,11 @@
 #include <signal.h>
 
 #include "broker_process.h"
+#include "kafka_wire_client.h"
 #include "rdkafka_support.h"
 #include "spillway/admin.h"
+#include "spillway/common/kafka/create_partitions.h"
+#include "spillway/common/kafka/error_codes.h"
 #include "spillway/producer.h"
 
 namespace spillway::testing {
@@ -111,6 +114,52 @@ TEST(KafkaPartitionsTest, AGrownTopicCanBeDeletedAndMadeAgain) {
   EXPECT_EQ(native->describe_topic("again").status().code(), ErrorCode::kUnknownTopic);
   ASSERT_EQ(create_topic(admin, "again", 2).at(0).error, RD_KAFKA_RESP_ERR_NO_ERROR);
   EXPECT_EQ(native->describe_topic("again")->partitions.size(), 2u);
+}
+
+// v3 (flexible) by hand, with assignments, which librdkafka's API leaves
+// out unless asked.
+TEST(KafkaPartitionsTest, AssignmentsMustPutNewPartitionsHere) {
+  auto broker = BrokerProcess::start();
+  ASSERT_TRUE(broker.ok()) << broker.status().to_string();
+  Result<Admin> native = Admin::connect((*broker)->address());
+  ASSERT_TRUE(native.ok());
+  ASSERT_TRUE(native->create_topic("placed").ok());
+  ASSERT_TRUE(native->create_topic("stepped").ok());
+
+  using kafka::CreatePartitionsRequest;
+  using kafka::CreatePartitionsResponse;
+  const int32_t here[] = {0};
+  const int32_t elsewhere[] = {7};
+  const CreatePartitionsRequest::Assignment good[] = {{.broker_ids = here}};
+  const CreatePartitionsRequest::Assignment bad[] = {{.broker_ids = elsewhere}};
+  CreatePartitionsRequest::Topic topics[4];
+  topics[0] = {.name = "placed", .count = 2, .assignments = bad};
+  topics[1] = {.name = "stepped", .count = 2, .assignments = good};
+  topics[2] = {.name = "stepped", .count = 3, .assignments = {}};
+  topics[3] = {.name = "placed", .count = 3, .assignments = good};  // one assignment, two new
+  CreatePartitionsRequest request;
+  request.topics = std::span(topics, 2);
+  KafkaWireClient client((*broker)->kafka_port());
+  ASSERT_TRUE(client.connected());
+  Result<CreatePartitionsResponse> got = client.call<CreatePartitionsResponse>(request, 3);
+  ASSERT_TRUE(got.ok()) << got.status().to_string();
+  std::vector<CreatePartitionsResponse::TopicResult> results(got->results.begin(),
+                                                             got->results.end());
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0].error_code, kafka::errors::kInvalidReplicaAssignment);
+  EXPECT_EQ(results[1].error_code, 0) << results[1].error_message.value_or("");
+  EXPECT_EQ(native->describe_topic("placed")->partitions.size(), 1u);
+  EXPECT_EQ(native->describe_topic("stepped")->partitions.size(), 2u);
+
+  request.topics = std::span(topics + 2, 2);
+  topics[2].assignments = kafka::Array<CreatePartitionsRequest::Assignment>::null();
+  got = client.call<CreatePartitionsResponse>(request, 0);
+  ASSERT_TRUE(got.ok()) << got.status().to_string();
+  results.assign(got->results.begin(), got->results.end());
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0].error_code, 0) << results[0].error_message.value_or("");
+  EXPECT_EQ(results[1].error_code, kafka::errors::kInvalidReplicaAssignment);
+  EXPECT_EQ(native->describe_topic("stepped")->partitions.size(), 3u);
 }
 
 }  // namespace
