@@ -129,6 +129,32 @@ void OffsetStore::commit_async(std::string group, std::vector<Entry> entries,
              });
 }
 
+Result<bool> OffsetStore::remove_group(std::string_view group) {
+  std::lock_guard lock(mu_);
+  auto it = groups_.find(group);
+  if (it == groups_.end()) return false;
+  SPILLWAY_RETURN_IF_ERROR(fs_.remove_all(path_for(group)));
+  SPILLWAY_RETURN_IF_ERROR(fs_.sync_dir(dir_));
+  const bool had_offsets = !it->second.empty();
+  groups_.erase(it);
+  return had_offsets;
+}
+
+void OffsetStore::remove_group_async(std::string group, asio::any_io_executor executor,
+                                     std::function<void(Result<bool>)> done) {
+  const size_t core = CoreSet::current();
+  assert(core != CoreSet::kNoCore);
+  asio::post(cores_.sync_context(core == CoreSet::kNoCore ? 0 : core),
+             [this, group = std::move(group), executor = std::move(executor),
+              done = std::move(done)]() mutable {
+               Result<bool> removed = remove_group(group);
+               asio::post(executor,
+                          [done = std::move(done), removed = std::move(removed)]() mutable {
+                            done(std::move(removed));
+                          });
+             });
+}
+
 int64_t OffsetStore::committed(std::string_view group, std::string_view topic,
                                int32_t partition) const {
   std::lock_guard lock(mu_);
@@ -136,6 +162,25 @@ int64_t OffsetStore::committed(std::string_view group, std::string_view topic,
   if (it == groups_.end()) return -1;
   auto jt = it->second.find({std::string(topic), partition});
   return jt == it->second.end() ? -1 : jt->second;
+}
+
+std::vector<OffsetStore::Entry> OffsetStore::group_offsets(std::string_view group) const {
+  std::vector<Entry> out;
+  std::lock_guard lock(mu_);
+  auto it = groups_.find(group);
+  if (it == groups_.end()) return out;
+  out.reserve(it->second.size());
+  for (const auto& [key, offset] : it->second) out.push_back({key.first, key.second, offset});
+  return out;
+}
+
+std::vector<std::string> OffsetStore::groups() const {
+  std::vector<std::string> out;
+  std::lock_guard lock(mu_);
+  for (const auto& [group, offsets] : groups_) {
+    if (!offsets.empty()) out.push_back(group);
+  }
+  return out;
 }
 
 void OffsetStore::forget_topic(std::string_view topic) {

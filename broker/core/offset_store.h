@@ -63,8 +63,24 @@ class OffsetStore {
   void commit_async(std::string group, std::vector<Entry> entries, asio::any_io_executor executor,
                     std::function<void(Status)> done);
 
+  // Forgets every offset of `group` and removes its file, durably. True iff
+  // the group had offsets; kIoError (the store keeps the group) when the
+  // file cannot be removed.
+  Result<bool> remove_group(std::string_view group);
+  // remove_group() on the calling core's sync thread, then done(result) on
+  // `executor`. Call on a core.
+  void remove_group_async(std::string group, asio::any_io_executor executor,
+                          std::function<void(Result<bool>)> done);
+
   // The committed offset, or -1 when none.
   int64_t committed(std::string_view group, std::string_view topic, int32_t partition) const;
+
+  // Every committed offset of `group`, by topic then partition (none when
+  // the group has no commits). Kafka's OffsetFetch for all partitions.
+  std::vector<Entry> group_offsets(std::string_view group) const;
+
+  // The groups with at least one committed offset, by name.
+  std::vector<std::string> groups() const;
 
   // Forgets a deleted topic's offsets in memory (files keep them until the
   // group's next commit).

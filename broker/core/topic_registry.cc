@@ -51,6 +51,14 @@ std::string_view reason(const Status& st) {
   return colon == std::string_view::npos ? message : message.substr(colon + 2);
 }
 
+// True iff `a` and `b` are the same topic, perhaps before and after
+// add_partitions() (which replaces the Topic but keeps its partitions), not
+// merely two topics of one name.
+bool same_topic(const Topic& a, const Topic& b) {
+  if (&a == &b) return true;
+  return !a.partitions.empty() && !b.partitions.empty() && a.partitions[0] == b.partitions[0];
+}
+
 }  // namespace
 
 Status Topic::check_partition(int32_t index) const {
@@ -107,6 +115,18 @@ Result<std::shared_ptr<Topic>> TopicRegistry::open_topic(const std::string& name
         storage::write_file_atomically(fs_, dir + "/" + kMetaFile, serialize_topic_config(config)));
     SPILLWAY_RETURN_IF_ERROR(fs_.sync_dir(config_.data_dir + "/topics"));
   }
+  Result<storage::LogConfig> log_config = log_config_for(config);
+  if (!log_config.ok()) return log_config.status();
+  for (int32_t p = 0; p < config.partitions; ++p) {
+    Result<std::unique_ptr<storage::PartitionLog>> log =
+        storage::PartitionLog::open(fs_, dir + "/" + std::to_string(p), *log_config);
+    if (!log.ok()) return log.status();
+    topic->partitions.push_back(make_partition(*topic, PartitionId(p), std::move(*log)));
+  }
+  return topic;
+}
+
+Result<storage::LogConfig> TopicRegistry::log_config_for(const TopicConfig& config) const {
   storage::LogConfig log_config;
   log_config.segment_bytes = static_cast<uint64_t>(config.segment_bytes);
   log_config.max_batch_bytes = static_cast<uint32_t>(config_.max_batch_bytes);
@@ -122,16 +142,15 @@ Result<std::shared_ptr<Topic>> TopicRegistry::open_topic(const std::string& name
   if (Status st = log_config.validate(); !st.ok()) {
     return Status(ErrorCode::kInvalidArgument, std::string(st.message()));
   }
-  for (int32_t p = 0; p < config.partitions; ++p) {
-    Result<std::unique_ptr<storage::PartitionLog>> log =
-        storage::PartitionLog::open(fs_, dir + "/" + std::to_string(p), log_config);
-    if (!log.ok()) return log.status();
-    const PartitionId id(p);
-    topic->partitions.push_back(
-        std::make_shared<Partition>(name, id, std::move(*log), cores_, owner_of(name, id),
-                                    interval ? config_.flush_interval_ms : 0));
-  }
-  return topic;
+  return log_config;
+}
+
+std::shared_ptr<Partition> TopicRegistry::make_partition(
+    const Topic& topic, PartitionId id, std::unique_ptr<storage::PartitionLog> log) {
+  const bool interval = topic.config.flush_policy == storage::FlushPolicy::kInterval;
+  return std::make_shared<Partition>(topic.name, id, std::move(log), cores_,
+                                     owner_of(topic.name, id),
+                                     interval ? config_.flush_interval_ms : 0);
 }
 
 Result<std::shared_ptr<Topic>> TopicRegistry::restore_topic(const std::string& name) {
@@ -233,9 +252,7 @@ void TopicRegistry::close_all() {
   all_.clear();
 }
 
-Result<std::shared_ptr<Topic>> TopicRegistry::create(const CreateTopicSpec& spec,
-                                                     asio::any_io_executor executor,
-                                                     std::function<void(Status)> done) {
+Result<TopicConfig> TopicRegistry::resolve(const CreateTopicSpec& spec) const {
   SPILLWAY_RETURN_IF_ERROR(validate_topic_name(spec.name));
   TopicConfig config;
   if (spec.partitions < 1 || spec.partitions > kMaxPartitionsPerTopic) {
@@ -267,15 +284,34 @@ Result<std::shared_ptr<Topic>> TopicRegistry::create(const CreateTopicSpec& spec
   config.retention_bytes = *rb;
   config.retention_ms = *rm;
   config.segment_bytes = *sb;
+  return config;
+}
+
+Status TopicRegistry::check_create(const CreateTopicSpec& spec) const {
+  Result<TopicConfig> config = resolve(spec);
+  if (!config.ok()) return config.status();
+  std::lock_guard lock(admin_mu_);
+  if (auto it = all_.find(spec.name); it != all_.end()) return exists_error(*it->second);
+  return Status::Ok();
+}
+
+Status TopicRegistry::exists_error(const Topic& topic) {
+  return Status(ErrorCode::kTopicExists,
+                "topic " + topic.name + " already exists" +
+                    (topic.offline.ok() ? "" : " (offline: delete it first)"));
+}
+
+Result<std::shared_ptr<Topic>> TopicRegistry::create(const CreateTopicSpec& spec,
+                                                     asio::any_io_executor executor,
+                                                     std::function<void(Status)> done) {
+  Result<TopicConfig> resolved = resolve(spec);
+  if (!resolved.ok()) return resolved.status();
+  const TopicConfig& config = *resolved;
 
   std::shared_ptr<Topic> topic;
   {
     std::lock_guard lock(admin_mu_);
-    if (auto it = all_.find(spec.name); it != all_.end()) {
-      return Status(ErrorCode::kTopicExists,
-                    "topic " + spec.name + " already exists" +
-                        (it->second->offline.ok() ? "" : " (offline: delete it first)"));
-    }
+    if (auto it = all_.find(spec.name); it != all_.end()) return exists_error(*it->second);
     Result<std::shared_ptr<Topic>> opened = open_topic(spec.name, config, TopicFiles::kCreate);
     if (!opened.ok()) {
       // Whatever of it was made goes (a failure here is left to start()).
@@ -290,6 +326,106 @@ Result<std::shared_ptr<Topic>> TopicRegistry::create(const CreateTopicSpec& spec
   cores_.broadcast([this, topic](size_t core) { adopt(core, topic); }, std::move(executor),
                    [done = std::move(done)] { done(Status::Ok()); });
   return topic;
+}
+
+Status TopicRegistry::check_growth(const Topic* topic, std::string_view name, int32_t count) {
+  if (topic == nullptr) {
+    return Status(ErrorCode::kUnknownTopic, "unknown topic " + std::string(name));
+  }
+  if (!topic->offline.ok()) return topic->offline;
+  const auto current = static_cast<int32_t>(topic->partitions.size());
+  if (count <= current || count > kMaxPartitionsPerTopic) {
+    return Status(ErrorCode::kInvalidArgument,
+                  "topic " + topic->name + " has " + std::to_string(current) +
+                      " partition(s); the new count must be more, and at most " +
+                      std::to_string(kMaxPartitionsPerTopic) + ", not " + std::to_string(count));
+  }
+  return Status::Ok();
+}
+
+Status TopicRegistry::check_add_partitions(std::string_view name, int32_t count) const {
+  std::lock_guard lock(admin_mu_);
+  auto it = all_.find(name);
+  return check_growth(it == all_.end() ? nullptr : it->second.get(), name, count);
+}
+
+Status TopicRegistry::add_partitions(std::string_view name, int32_t count,
+                                     asio::any_io_executor executor,
+                                     std::function<void(Status)> done) {
+  std::shared_ptr<Topic> grown;
+  {
+    std::lock_guard lock(admin_mu_);
+    auto it = all_.find(name);
+    SPILLWAY_RETURN_IF_ERROR(
+        check_growth(it == all_.end() ? nullptr : it->second.get(), name, count));
+    const Topic& old = *it->second;
+    const auto first = static_cast<int32_t>(old.partitions.size());
+    TopicConfig config = old.config;
+    config.partitions = count;
+    Result<storage::LogConfig> log_config = log_config_for(config);
+    if (!log_config.ok()) return log_config.status();
+    const std::string dir = topic_dir(old.name);
+    // The new logs first, then topic.meta (the commit point). A directory
+    // already there is what a growth cut short left behind: never
+    // acknowledged, never served.
+    std::vector<std::unique_ptr<storage::PartitionLog>> logs;
+    auto undo = [&](Status st) {
+      logs.clear();
+      for (int32_t p = first; p < count; ++p) (void)fs_.remove_all(dir + "/" + std::to_string(p));
+      return st;
+    };
+    for (int32_t p = first; p < count; ++p) {
+      const std::string path = dir + "/" + std::to_string(p);
+      if (fs_.exists(path)) {
+        if (Status removed = fs_.remove_all(path); !removed.ok()) return undo(removed);
+      }
+      Result<std::unique_ptr<storage::PartitionLog>> log =
+          storage::PartitionLog::open(fs_, path, *log_config);
+      if (!log.ok()) return undo(log.status());
+      logs.push_back(std::move(*log));
+    }
+    if (Status st = storage::write_file_atomically(fs_, dir + "/" + kMetaFile,
+                                                   serialize_topic_config(config));
+        !st.ok()) {
+      return undo(st);
+    }
+    // Cores read a Topic without locks, so it is never changed in place: a
+    // new one shares the old partitions and takes the old one's place in
+    // every table (as a delete drops one). Its traffic counters carry on
+    // from the old one's.
+    grown = std::make_shared<Topic>();
+    grown->name = old.name;
+    grown->config = config;
+    grown->partitions = old.partitions;
+    for (auto& log : logs) {
+      const PartitionId id(static_cast<int32_t>(grown->partitions.size()));
+      grown->partitions.push_back(make_partition(*grown, id, std::move(log)));
+    }
+    auto carry = [](const std::atomic<uint64_t>& from, std::atomic<uint64_t>& to) {
+      to.store(from.load(std::memory_order_relaxed), std::memory_order_relaxed);
+    };
+    carry(old.counters.bytes_in, grown->counters.bytes_in);
+    carry(old.counters.messages_in, grown->counters.messages_in);
+    carry(old.counters.bytes_out, grown->counters.bytes_out);
+    carry(old.counters.messages_out, grown->counters.messages_out);
+    it->second = grown;
+  }
+  spdlog::info("topic {} now has {} partition(s)", name, count);
+  cores_.broadcast(
+      [this, grown](size_t core) {
+        // Skipped where the topic is gone already (a delete's broadcast
+        // that overtook this one).
+        CoreTopics& mine = per_core_[core];
+        auto it = mine.table.find(grown->name);
+        if (it == mine.table.end() || !same_topic(*it->second, *grown)) return;
+        const size_t known = it->second->partitions.size();
+        it->second = grown;
+        for (size_t p = known; p < grown->partitions.size(); ++p) {
+          if (grown->partitions[p]->core() == core) mine.owned.push_back(grown->partitions[p]);
+        }
+      },
+      std::move(executor), [done = std::move(done)] { done(Status::Ok()); });
+  return Status::Ok();
 }
 
 std::string TopicRegistry::next_deletion_mark() {
@@ -338,7 +474,7 @@ Status TopicRegistry::remove(std::string_view name, asio::any_io_executor execut
       [this, topic](size_t core) {
         CoreTopics& mine = per_core_[core];
         auto it = mine.table.find(topic->name);
-        if (it != mine.table.end() && it->second == topic) mine.table.erase(it);
+        if (it != mine.table.end() && same_topic(*it->second, *topic)) mine.table.erase(it);
         std::erase_if(mine.owned, [&](const std::shared_ptr<Partition>& p) {
           for (auto& deleted : topic->partitions) {
             if (deleted == p) {

@@ -119,6 +119,23 @@ class TopicRegistry {
   // kInvalidArgument naming the field, kIoError.
   Result<std::shared_ptr<Topic>> create(const CreateTopicSpec& spec, asio::any_io_executor executor,
                                         std::function<void(Status)> done);
+  // The checks create() makes, without creating (Kafka's validate_only):
+  // Ok, or the error create() would return short of a file error.
+  Status check_create(const CreateTopicSpec& spec) const;
+  // The settings a topic made from `spec` gets: the broker's defaults
+  // applied, every value checked (kInvalidArgument naming the field).
+  Result<TopicConfig> resolve(const CreateTopicSpec& spec) const;
+
+  // Raises the partition count of topic `name` to `count`: the new
+  // partitions' directories, then topic.meta (blocking, on this thread);
+  // then every core's table takes the grown topic and done(Ok) runs on
+  // `executor`. Errors returned (nothing changed, `done` not called):
+  // kUnknownTopic, the topic's offline status, kInvalidArgument when
+  // `count` is not above the current count or above the limit, kIoError.
+  Status add_partitions(std::string_view name, int32_t count, asio::any_io_executor executor,
+                        std::function<void(Status)> done);
+  // The checks add_partitions() makes, without changing anything.
+  Status check_add_partitions(std::string_view name, int32_t count) const;
   // Deletes a topic: its directory is renamed to a fixed-length deletion
   // mark (the delete itself: the name is free at once, and start()
   // completes a delete the broker did not finish), every core drops it, its
@@ -149,6 +166,15 @@ class TopicRegistry {
   // Opens the existing topic `name` from its metadata file; the error names
   // the file or partition and the problem.
   Result<std::shared_ptr<Topic>> restore_topic(const std::string& name);
+  // The log settings of a topic's partitions (kInvalidArgument if the log
+  // refuses them).
+  Result<storage::LogConfig> log_config_for(const TopicConfig& config) const;
+  // Partition `id` of `topic` over `log`, owned by its core.
+  std::shared_ptr<Partition> make_partition(const Topic& topic, PartitionId id,
+                                            std::unique_ptr<storage::PartitionLog> log);
+  static Status exists_error(const Topic& topic);
+  // add_partitions()'s checks on `topic` (null: unknown), under admin_mu_.
+  static Status check_growth(const Topic* topic, std::string_view name, int32_t count);
   // Adds `topic` to core `core`'s table and its partitions there to the
   // core's owned list (on that core, or before the cores run).
   void adopt(size_t core, const std::shared_ptr<Topic>& topic);

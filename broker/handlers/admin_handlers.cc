@@ -91,6 +91,14 @@ struct MetadataState final : ExchangeState {
 
 }  // namespace
 
+Status check_commit(const Topic* topic, std::string_view name, int32_t partition, int64_t offset) {
+  if (topic == nullptr)
+    return Status(ErrorCode::kUnknownTopic, "unknown topic " + std::string(name));
+  SPILLWAY_RETURN_IF_ERROR(topic->check_partition(partition));
+  if (offset < 0) return Status(ErrorCode::kInvalidArgument, "offset must be >= 0");
+  return Status::Ok();
+}
+
 void MetadataHandler::handle(Exchange& exchange) {
   Result<messages::MetadataRequest> request = messages::decode_metadata_request(exchange.body());
   if (!request.ok()) {
@@ -180,15 +188,9 @@ void CommitOffsetsHandler::handle(Exchange& exchange) {
     work->topic_sizes.emplace_back(std::string(t.name), static_cast<size_t>(t.entries.size()));
     for (const messages::CommitOffsetEntry& e : t.entries) {
       Work::Result r{std::string(t.name), e.partition, ErrorCode::kOk, {}};
-      if (topic == nullptr) {
-        r.code = ErrorCode::kUnknownTopic;
-        r.message = "unknown topic " + std::string(t.name);
-      } else if (Status usable = topic->check_partition(e.partition); !usable.ok()) {
-        r.code = usable.code();
-        r.message = std::string(usable.message());
-      } else if (e.offset < 0) {
-        r.code = ErrorCode::kInvalidArgument;
-        r.message = "offset must be >= 0";
+      if (Status st = check_commit(topic, t.name, e.partition, e.offset); !st.ok()) {
+        r.code = st.code();
+        r.message = std::string(st.message());
       } else {
         work->valid.push_back({std::string(t.name), e.partition, e.offset});
       }

@@ -8,6 +8,12 @@
 
 namespace spillway::broker {
 
+// Whether `offset` may be committed for `partition` of `topic` (null when
+// no topic is named `name`): the checks every commit makes, native or
+// Kafka. kUnknownTopic, the partition's own error (Topic::check_partition),
+// or kInvalidArgument for a negative offset.
+Status check_commit(const Topic* topic, std::string_view name, int32_t partition, int64_t offset);
+
 class MetadataHandler final : public Handler {
  public:
   explicit MetadataHandler(BrokerContext& context) : context_(context) {}

@@ -53,4 +53,35 @@ int16_t kafka_read_error(ErrorCode code) noexcept {
   return kafka_error(code);
 }
 
+int16_t kafka_error(KafkaRefusal refusal) noexcept {
+  namespace e = kafka::errors;
+  switch (refusal) {
+    case KafkaRefusal::kInvalidTopicName:
+      return e::kInvalidTopicException;
+    case KafkaRefusal::kInvalidPartitionCount:
+      return e::kInvalidPartitions;
+    case KafkaRefusal::kInvalidReplicationFactor:
+      return e::kInvalidReplicationFactor;
+    case KafkaRefusal::kInvalidReplicaAssignment:
+      return e::kInvalidReplicaAssignment;
+    case KafkaRefusal::kInvalidConfig:
+      return e::kInvalidConfig;
+    case KafkaRefusal::kDuplicateInRequest:
+      return e::kInvalidRequest;
+    case KafkaRefusal::kUnknownTopicId:
+      return e::kUnknownTopicId;
+    case KafkaRefusal::kUnknownGeneration:
+      return e::kIllegalGeneration;
+    case KafkaRefusal::kInvalidGroupName:
+      return e::kInvalidGroupId;
+    case KafkaRefusal::kUnknownGroup:
+      return e::kGroupIdNotFound;
+    case KafkaRefusal::kUnknownLeaderEpoch:
+      return e::kUnknownLeaderEpoch;
+    case KafkaRefusal::kUnsupportedResource:
+      return e::kInvalidRequest;
+  }
+  return e::kUnknownServerError;
+}
+
 }  // namespace spillway::broker::kafka_listener

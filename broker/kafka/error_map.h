@@ -20,4 +20,23 @@ inline int16_t kafka_error(const Status& status) noexcept {
 // which Kafka reports as KAFKA_STORAGE_ERROR, not as a bad message.
 int16_t kafka_read_error(ErrorCode code) noexcept;
 
+// Refusals that only Kafka's requests can meet, or that Kafka tells apart
+// where Spillway has one ErrorCode (a CreateTopics kInvalidArgument may be
+// the name, the partition count or a setting).
+enum class KafkaRefusal {
+  kInvalidTopicName,
+  kInvalidPartitionCount,
+  kInvalidReplicationFactor,  // more than one replica on a single node
+  kInvalidReplicaAssignment,  // replicas on brokers other than this one
+  kInvalidConfig,             // a config name or value the topic cannot take
+  kDuplicateInRequest,        // a topic or resource named twice in one request
+  kUnknownTopicId,            // Spillway has no topic ids
+  kUnknownGeneration,         // a commit from a group generation that does not exist
+  kInvalidGroupName,          // a group id the offset store cannot hold
+  kUnknownGroup,              // a group without committed offsets
+  kUnknownLeaderEpoch,        // a leader epoch newer than this broker's (always 0)
+  kUnsupportedResource,       // a DescribeConfigs resource type not served
+};
+int16_t kafka_error(KafkaRefusal refusal) noexcept;
+
 }  // namespace spillway::broker::kafka_listener

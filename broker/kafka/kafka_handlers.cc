@@ -30,7 +30,17 @@ KafkaHandlers::KafkaHandlers(Dispatcher& dispatcher, KafkaContext& context)
       describe_cluster_(context),
       produce_(context),
       fetch_(context),
-      list_offsets_(context) {
+      list_offsets_(context),
+      create_topics_(context),
+      delete_topics_(context),
+      offset_commit_(context),
+      offset_fetch_(context),
+      describe_configs_(context),
+      offset_for_leader_epoch_(context),
+      create_partitions_(context),
+      list_groups_(context),
+      describe_groups_(context),
+      delete_groups_(context) {
   using kafka::ApiKey;
   add(dispatcher, ApiKey::kApiVersions, &api_versions_, /*any_version=*/true);
   add(dispatcher, ApiKey::kMetadata, &metadata_);
@@ -40,6 +50,16 @@ KafkaHandlers::KafkaHandlers(Dispatcher& dispatcher, KafkaContext& context)
   add(dispatcher, ApiKey::kFetch, &fetch_);
   // v7 asks for the offset of the largest timestamp (-3), not served.
   add_up_to(dispatcher, ApiKey::kListOffsets, 6, &list_offsets_);
+  add(dispatcher, ApiKey::kCreateTopics, &create_topics_);
+  add(dispatcher, ApiKey::kDeleteTopics, &delete_topics_);
+  add(dispatcher, ApiKey::kOffsetCommit, &offset_commit_);
+  add(dispatcher, ApiKey::kOffsetFetch, &offset_fetch_);
+  add(dispatcher, ApiKey::kDescribeConfigs, &describe_configs_);
+  add(dispatcher, ApiKey::kOffsetForLeaderEpoch, &offset_for_leader_epoch_);
+  add(dispatcher, ApiKey::kCreatePartitions, &create_partitions_);
+  add(dispatcher, ApiKey::kListGroups, &list_groups_);
+  add(dispatcher, ApiKey::kDescribeGroups, &describe_groups_);
+  add(dispatcher, ApiKey::kDeleteGroups, &delete_groups_);
 }
 
 }  // namespace spillway::broker::kafka_listener

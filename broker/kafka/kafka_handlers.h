@@ -4,10 +4,18 @@
 
 #include "api_versions_handler.h"
 #include "cluster_handlers.h"
+#include "create_partitions_handler.h"
+#include "create_topics_handler.h"
+#include "delete_topics_handler.h"
+#include "describe_configs_handler.h"
 #include "fetch_handler.h"
+#include "group_handlers.h"
 #include "kafka_context.h"
 #include "list_offsets_handler.h"
 #include "metadata_handler.h"
+#include "offset_commit_handler.h"
+#include "offset_fetch_handler.h"
+#include "offset_for_leader_epoch_handler.h"
 #include "produce_handler.h"
 #include "protocol/dispatcher.h"
 
@@ -29,6 +37,16 @@ class KafkaHandlers {
   ProduceHandler produce_;
   FetchHandler fetch_;
   ListOffsetsHandler list_offsets_;
+  CreateTopicsHandler create_topics_;
+  DeleteTopicsHandler delete_topics_;
+  OffsetCommitHandler offset_commit_;
+  OffsetFetchHandler offset_fetch_;
+  DescribeConfigsHandler describe_configs_;
+  OffsetForLeaderEpochHandler offset_for_leader_epoch_;
+  CreatePartitionsHandler create_partitions_;
+  ListGroupsHandler list_groups_;
+  DescribeGroupsHandler describe_groups_;
+  DeleteGroupsHandler delete_groups_;
 };
 
 }  // namespace spillway::broker::kafka_listener

@@ -49,6 +49,48 @@ TEST_F(OffsetStoreTest, CommitsAreKeptAndReloaded) {
   EXPECT_EQ(reloaded.committed("g", "t", 0), -1);
 }
 
+TEST_F(OffsetStoreTest, ListsAGroupsOffsetsByTopicAndPartition) {
+  OffsetStore store(cores_, storage::posix_file_system(), dir_.string());
+  ASSERT_TRUE(store.load().ok());
+  EXPECT_TRUE(store.group_offsets("g").empty());
+  EXPECT_TRUE(store.groups().empty());
+  ASSERT_TRUE(store.commit("g", {{"t", 1, 20}, {"b", 0, 5}, {"t", 0, 10}}).ok());
+  ASSERT_TRUE(store.commit("h", {{"t", 0, 99}}).ok());
+  const std::vector<OffsetStore::Entry> offsets = store.group_offsets("g");
+  ASSERT_EQ(offsets.size(), 3u);
+  EXPECT_EQ(offsets[0].topic, "b");
+  EXPECT_EQ(offsets[0].offset, 5);
+  EXPECT_EQ(offsets[1].topic, "t");
+  EXPECT_EQ(offsets[1].partition, 0);
+  EXPECT_EQ(offsets[1].offset, 10);
+  EXPECT_EQ(offsets[2].partition, 1);
+  EXPECT_EQ(offsets[2].offset, 20);
+  EXPECT_EQ(store.groups(), (std::vector<std::string>{"g", "h"}));
+  // A group whose every topic is gone has nothing left to list.
+  store.forget_topic("t");
+  EXPECT_EQ(store.groups(), (std::vector<std::string>{"g"}));
+}
+
+TEST_F(OffsetStoreTest, ARemovedGroupIsGoneAfterAReload) {
+  {
+    OffsetStore store(cores_, storage::posix_file_system(), dir_.string());
+    ASSERT_TRUE(store.load().ok());
+    ASSERT_TRUE(store.commit("gone", {{"t", 0, 10}}).ok());
+    ASSERT_TRUE(store.commit("kept", {{"t", 0, 7}}).ok());
+    Result<bool> removed = store.remove_group("gone");
+    ASSERT_TRUE(removed.ok()) << removed.status().to_string();
+    EXPECT_TRUE(*removed);
+    EXPECT_EQ(store.committed("gone", "t", 0), -1);
+    removed = store.remove_group("never");
+    ASSERT_TRUE(removed.ok());
+    EXPECT_FALSE(*removed);
+  }
+  OffsetStore reloaded(cores_, storage::posix_file_system(), dir_.string());
+  ASSERT_TRUE(reloaded.load().ok());
+  EXPECT_EQ(reloaded.committed("gone", "t", 0), -1);
+  EXPECT_EQ(reloaded.committed("kept", "t", 0), 7);
+}
+
 TEST_F(OffsetStoreTest, AMalformedFileIsAnError) {
   std::filesystem::create_directories(dir_ / "offsets");
   {

@@ -102,6 +102,15 @@ class Registry {
     return *done;
   }
 
+  Status grow(const std::string& name, int32_t count) {
+    std::optional<Status> done;
+    Status st =
+        registry_->add_partitions(name, count, core().get_executor(), [&](Status s) { done = s; });
+    if (!st.ok()) return st;
+    run_until([&] { return done.has_value(); });
+    return *done;
+  }
+
   // Appends a batch of `records` records to partition 0 of `name`; its
   // base offset.
   Result<int64_t> produce(const std::string& name, int records) {
@@ -371,6 +380,47 @@ TEST_F(TopicRegistryFiles, AFailedTopicMetaWriteLeavesNoHalfTopic) {
   ASSERT_TRUE(registry_.restart().ok());
   EXPECT_EQ(registry_.topic_names(), std::set<std::string>{"half"});
   EXPECT_EQ(registry_->find("half")->partitions.size(), 3u);
+}
+
+TEST_F(TopicRegistryFiles, AGrowthThatFailsChangesNothing) {
+  ASSERT_TRUE(registry_.start().ok());
+  ASSERT_TRUE(registry_.create("grown").ok());
+  ASSERT_TRUE(registry_.produce("grown", 2).ok());
+  EXPECT_EQ(registry_->check_add_partitions("grown", 1).code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(registry_->check_add_partitions("nowhere", 2).code(), ErrorCode::kUnknownTopic);
+  EXPECT_TRUE(registry_->check_add_partitions("grown", 3).ok());
+  fs_.faults().fail_sync = true;  // a new log's or topic.meta's fsync
+  EXPECT_FALSE(registry_.grow("grown", 3).ok());
+  fs_.faults().fail_sync = false;
+  EXPECT_EQ(registry_->find("grown")->partitions.size(), 1u);
+  Result<std::vector<std::string>> entries = fs_.list_dir("/data/topics/grown");
+  ASSERT_TRUE(entries.ok());
+  EXPECT_EQ(std::set<std::string>(entries->begin(), entries->end()),
+            (std::set<std::string>{"0", "topic.meta"}));
+
+  ASSERT_TRUE(registry_.grow("grown", 3).ok());
+  EXPECT_EQ(registry_->find("grown")->partitions.size(), 3u);
+  Result<int64_t> offset = registry_.produce("grown", 1);
+  ASSERT_TRUE(offset.ok()) << offset.status().to_string();
+  EXPECT_EQ(*offset, 2) << "the old partitions carry on";
+  ASSERT_TRUE(registry_.restart().ok());
+  EXPECT_EQ(registry_->find("grown")->partitions.size(), 3u);
+  EXPECT_EQ(registry_->find("grown")->partitions[0]->high_watermark().value(), 3);
+}
+
+TEST_F(TopicRegistryFiles, AGrowthCutShortLeavesNothingTheNextOneKeeps) {
+  ASSERT_TRUE(registry_.start().ok());
+  ASSERT_TRUE(registry_.create("grown").ok());
+  registry_.stop();
+  // A partition directory made before a crash, topic.meta never updated.
+  ASSERT_TRUE(fs_.create_dirs("/data/topics/grown/1").ok());
+  ASSERT_TRUE(
+      storage::write_file_atomically(fs_, "/data/topics/grown/1/stray", "not a segment").ok());
+  ASSERT_TRUE(registry_.start().ok());
+  EXPECT_EQ(registry_->find("grown")->partitions.size(), 1u);
+  ASSERT_TRUE(registry_.grow("grown", 2).ok());
+  EXPECT_FALSE(fs_.exists("/data/topics/grown/1/stray"));
+  EXPECT_EQ(registry_->find("grown")->partitions[1]->high_watermark().value(), 0);
 }
 
 TEST_F(TopicRegistryFiles, ACreatedTopicSurvivesAPowerLoss) {

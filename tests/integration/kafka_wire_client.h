@@ -111,8 +111,25 @@ class KafkaWireClient : public RawClient {
     return decoded.ok() ? *decoded : Response{};
   }
 
+  // A round trip whose failures are values: sends `request`, reads and
+  // decodes the response, which views this client's last reply (valid until
+  // the next call).
+  template <typename Response, typename Request>
+  Result<Response> try_call(const Request& request, int16_t version) {
+    const int32_t correlation_id = next_correlation_id_++;
+    if (!send(request, version, correlation_id)) return Status(ErrorCode::kIoError, "send failed");
+    std::optional<Reply> r = read<Response>(version);
+    if (!r) return Status(ErrorCode::kIoError, "no response (connection closed or timed out)");
+    if (r->correlation_id != correlation_id) {
+      return Status(ErrorCode::kCorruptMessage, "a response to another correlation id");
+    }
+    last_reply_ = std::move(*r);
+    return wire::decode<Response>(last_reply_.body, kafka::context<Response>(version), "response");
+  }
+
  private:
   int32_t next_correlation_id_ = 1;
+  Reply last_reply_;
 };
 
 }  // namespace spillway::testing

@@ -4,6 +4,7 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 
+#include <cerrno>
 #include <cstddef>
 
 namespace spillway::testing {
@@ -14,6 +15,7 @@ inline bool read_exactly(int fd, std::byte* dst, std::size_t n) {
   std::size_t got = 0;
   while (got < n) {
     const ssize_t r = ::recv(fd, dst + got, n - got, 0);
+    if (r < 0 && errno == EINTR) continue;  // a signal (e.g. librdkafka's) is not an error
     if (r <= 0) return false;
     got += static_cast<std::size_t>(r);
   }

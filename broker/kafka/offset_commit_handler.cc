@@ -1,0 +1,99 @@
+// OffsetCommit.
+#include "offset_commit_handler.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "codec.h"
+#include "error_map.h"
+#include "handlers/admin_handlers.h"
+#include "spillway/common/kafka/offset_commit.h"
+
+namespace spillway::broker::kafka_listener {
+
+namespace {
+
+using Request = kafka::OffsetCommitRequest;
+using Response = kafka::OffsetCommitResponse;
+
+// The request's shape and each partition's error, kept while the commit is
+// made durable (the request body is gone by then).
+struct CommitWork {
+  std::string group;
+  std::vector<OffsetStore::Entry> valid;
+  std::vector<std::string> topics;
+  std::vector<size_t> first_partition;  // per topic, into `partitions`
+  std::vector<Response::Partition> partitions;
+  std::vector<bool> stored;  // per partition: waits for the store's answer
+};
+
+void send(Exchange& exchange, CommitWork& work, const Status& stored) {
+  std::vector<Response::Topic> topics;
+  topics.reserve(work.topics.size());
+  work.first_partition.push_back(work.partitions.size());
+  for (size_t p = 0; p < work.partitions.size(); ++p) {
+    if (work.stored[p]) work.partitions[p].error_code = kafka_error(stored);
+  }
+  for (size_t t = 0; t < work.topics.size(); ++t) {
+    topics.push_back(
+        {.name = work.topics[t],
+         .partitions = std::span<const Response::Partition>(work.partitions)
+                           .subspan(work.first_partition[t],
+                                    work.first_partition[t + 1] - work.first_partition[t])});
+  }
+  Response response;
+  response.topics = topics;
+  respond(exchange, response);
+}
+
+}  // namespace
+
+void OffsetCommitHandler::handle(Exchange& exchange) {
+  Result<Request> request = decode_request<Request>(exchange);
+  if (!request.ok()) {
+    exchange.finish(request.status());
+    return;
+  }
+  auto work = std::make_shared<CommitWork>();
+  work->group = std::string(request->group_id);
+  // Refusals for the whole request, answered for every partition.
+  int16_t refused = 0;
+  if (!OffsetStore::validate_group(work->group).ok()) {
+    refused = kafka_error(KafkaRefusal::kInvalidGroupName);
+  } else if (request->generation_id_or_member_epoch >= 0) {
+    // No group has a generation until groups are coordinated here.
+    refused = kafka_error(KafkaRefusal::kUnknownGeneration);
+  }
+  for (const Request::Topic& t : request->topics) {
+    const Topic* topic = context_.broker.topics.find(t.name);
+    work->topics.emplace_back(t.name);
+    work->first_partition.push_back(work->partitions.size());
+    for (const Request::Partition& p : t.partitions) {
+      Response::Partition out{.partition_index = p.partition_index, .error_code = refused};
+      bool stored = false;
+      if (refused == 0) {
+        Status st = check_commit(topic, t.name, p.partition_index, p.committed_offset);
+        if (st.ok()) {
+          work->valid.push_back({std::string(t.name), p.partition_index, p.committed_offset});
+          stored = true;
+        } else {
+          out.error_code = kafka_error(st);
+        }
+      }
+      work->partitions.push_back(out);
+      work->stored.push_back(stored);
+    }
+  }
+  if (work->valid.empty()) {
+    send(exchange, *work, Status::Ok());
+    return;
+  }
+  std::string group = work->group;
+  std::vector<OffsetStore::Entry> entries = std::move(work->valid);
+  context_.broker.offsets.commit_async(
+      std::move(group), std::move(entries), exchange.executor(),
+      [work, ex = &exchange, keep = exchange.keep_alive()](Status st) { send(*ex, *work, st); });
+}
+
+}  // namespace spillway::broker::kafka_listener

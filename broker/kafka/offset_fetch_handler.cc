@@ -1,0 +1,99 @@
+// OffsetFetch.
+#include "offset_fetch_handler.h"
+
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "codec.h"
+#include "spillway/common/kafka/offset_fetch.h"
+
+namespace spillway::broker::kafka_listener {
+
+namespace {
+
+using Request = kafka::OffsetFetchRequest;
+using Response = kafka::OffsetFetchResponse;
+
+// The response as views over these; topics and partitions are linked once
+// every group was added (the vectors stop moving then).
+struct FetchAnswer {
+  std::vector<Response::Topic> topics;
+  std::vector<size_t> first_partition;  // per topic
+  std::vector<Response::Partition> partitions;
+  std::vector<Response::Group> groups;
+  std::vector<size_t> first_topic;  // per group
+  std::deque<std::string> names;    // topics listed from the store
+
+  void add_topic(std::string_view name) {
+    topics.push_back({.name = name, .partitions = {}});
+    first_partition.push_back(partitions.size());
+  }
+  void add_partition(int32_t index, int64_t offset) {
+    partitions.push_back({.partition_index = index,
+                          .committed_offset = offset,
+                          .committed_leader_epoch = -1,
+                          .metadata = "",
+                          .error_code = 0});
+  }
+
+  void add_group(const OffsetStore& store, std::string_view group,
+                 const kafka::Array<Request::Topic>& requested) {
+    groups.push_back({.group_id = group, .topics = {}, .error_code = 0});
+    first_topic.push_back(topics.size());
+    if (requested.is_null()) {
+      std::string_view current;
+      for (OffsetStore::Entry& e : store.group_offsets(group)) {
+        if (topics.size() == first_topic.back() || e.topic != current) {
+          current = names.emplace_back(std::move(e.topic));
+          add_topic(current);
+        }
+        add_partition(e.partition, e.offset);
+      }
+      return;
+    }
+    for (const Request::Topic& t : requested) {
+      add_topic(t.name);
+      for (int32_t p : t.partition_indexes) add_partition(p, store.committed(group, t.name, p));
+    }
+  }
+
+  void link() {
+    first_partition.push_back(partitions.size());
+    for (size_t t = 0; t < topics.size(); ++t) {
+      topics[t].partitions =
+          std::span<const Response::Partition>(partitions)
+              .subspan(first_partition[t], first_partition[t + 1] - first_partition[t]);
+    }
+    first_topic.push_back(topics.size());
+    for (size_t g = 0; g < groups.size(); ++g) {
+      groups[g].topics = std::span<const Response::Topic>(topics).subspan(
+          first_topic[g], first_topic[g + 1] - first_topic[g]);
+    }
+  }
+};
+
+}  // namespace
+
+void OffsetFetchHandler::handle(Exchange& exchange) {
+  Result<Request> request = decode_request<Request>(exchange);
+  if (!request.ok()) {
+    exchange.finish(request.status());
+    return;
+  }
+  const OffsetStore& store = context_.broker.offsets;
+  FetchAnswer answer;
+  Response response;
+  if (exchange.header().api_version >= 8) {
+    for (const Request::Group& g : request->groups) answer.add_group(store, g.group_id, g.topics);
+    answer.link();
+    response.groups = answer.groups;
+  } else {
+    answer.add_group(store, request->group_id, request->topics);
+    answer.link();
+    response.topics = answer.groups[0].topics;
+  }
+  respond(exchange, response);
+}
+
+}  // namespace spillway::broker::kafka_listener
