@@ -33,11 +33,11 @@
 #     rest includes each run's connection setup and metadata requests, so it
 #     is an upper bound of the per-record figure;
 #  5. prints every round, then a table of medians with Kafka/native ratios,
-#     and beside them, per protocol, the broker's CPU time (user + system,
-#     from /proc/PID/stat, sync thread included) per record and the client's
-#     CPU time over its wall time (in cores, from /usr/bin/time): the side
-#     that is busy is the side that limits, so these tell a gap in the
-#     broker's Kafka path from one in the client library.
+#     and beside them, per protocol, the CPU time (user + system) per record
+#     of the broker (from /proc/PID/stat, sync thread included) and of the
+#     client (from /usr/bin/time): on a machine whose cores are shared no
+#     side gets a whole core, so CPU per record, not msg/s alone, tells a
+#     gap in the broker's Kafka path from one in the client library.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -118,15 +118,17 @@ topic_delete() { "$SPILLWAY" topic delete "$1" --broker "$NATIVE" >/dev/null 2>&
 keyed_arg=()
 ((KEYED)) && keyed_arg=(keyed)
 
-# Each client run sets RATE (msg/s), MSGS (records), BROKER_NS (broker CPU,
-# user + system, per record) and CLIENT_CPU (the client's CPU time over its
-# wall time, in cores): which side is busy tells whether a gap is the
-# broker's or the client library's. All empty when the run failed.
+# Each client run sets RATE (msg/s), MSGS (records), BROKER_NS and
+# CLIENT_NS (the broker's and the client's CPU time, user + system, per
+# record) and CLIENT_CPU (the client's CPU time over its wall time, in
+# cores): what each side spends per record tells whether a gap is the
+# broker's or the client library's, also when the machine is shared and no
+# side gets a whole core. All empty when the run failed.
 TICK_NS=$((1000000000 / $(getconf CLK_TCK)))
 broker_ticks() { awk '{ print $14 + $15 }' "/proc/$BROKER_PID/stat"; }
 client_run() {  # client_run COMMAND... (output in $WORK/out)
   local t0
-  RATE="" MSGS="" BROKER_NS="" CLIENT_CPU=""
+  RATE="" MSGS="" BROKER_NS="" CLIENT_NS="" CLIENT_CPU=""
   t0=$(broker_ticks)
   if ! /usr/bin/time -o "$WORK/time" -f "%U %S %e" "$@" >"$WORK/out" 2>&1; then
     log "failed: $*: $(tail -3 "$WORK/out")"
@@ -138,6 +140,7 @@ client_run() {  # client_run COMMAND... (output in $WORK/out)
 per_record() {
   BROKER_NS=$(awk -v t="$BROKER_TICKS" -v ns="$TICK_NS" -v n="$MSGS" \
     'BEGIN { if (n > 0) printf "%.0f", t * ns / n }')
+  CLIENT_NS=$(awk -v n="$MSGS" '{ if (n > 0) printf "%.0f", ($1 + $2) * 1e9 / n }' "$WORK/time")
 }
 spillway_run() {  # spillway_run produce|consume ARGS...
   local op=$1
@@ -166,9 +169,9 @@ run_protocol() {  # run_protocol native|kafka SIZE ROUND
     if [[ $op == produce ]]; then "${proto}_produce" "$topic" "$size" "$SECS"; else "${proto}_consume" "$topic" "$size"; fi
     add_sample "$proto.$op.$size" "$RATE"
     add_sample "$proto.$op.$size.broker_ns" "$BROKER_NS"
-    add_sample "$proto.$op.$size.client_cpu" "$CLIENT_CPU"
-    printf '  %-6s %-7s %10s msg/s  broker %5s ns/record  client %4s cores\n' "$proto" "$op" \
-      "${RATE:--}" "${BROKER_NS:--}" "${CLIENT_CPU:--}" >&2
+    add_sample "$proto.$op.$size.client_ns" "$CLIENT_NS"
+    printf '  %-6s %-7s %10s msg/s  CPU ns/record: broker %5s, client %5s (client %4s cores)\n' \
+      "$proto" "$op" "${RATE:--}" "${BROKER_NS:--}" "${CLIENT_NS:--}" "${CLIENT_CPU:--}" >&2
   done
   topic_delete "$topic"
 }
@@ -252,7 +255,7 @@ echo "Kafka port (librdkafka $(pkg-config --modversion rdkafka)) vs native port 
 echo "medians of $REPEATS runs of $SECS s, $PARTITIONS partition(s), $( ((KEYED)) && echo keyed || echo keyless) records," \
   "acks=1/leader, linger 5 ms; $(nproc) cores, load average $lc_load at the end"
 echo
-printf '%-16s %11s %8s %11s %8s %9s   %s\n' "" "Kafka" "" "native" "" "" "broker CPU ns/record   client CPU (cores)"
+printf '%-16s %11s %8s %11s %8s %9s   %s\n' "" "Kafka" "" "native" "" "" "broker CPU ns/record   client CPU ns/record"
 printf '%-16s %11s %8s %11s %8s %9s   %7s %7s   %7s %7s\n' "workload" "msg/s" "MB/s" "msg/s" "MB/s" \
   "Kafka/nat" "Kafka" "native" "Kafka" "native"
 for op in produce consume; do
@@ -262,7 +265,7 @@ for op in produce consume; do
     printf '%-16s %11s %8s %11s %8s %9s   %7s %7s   %7s %7s\n' "$op $size B" "$(num "$k")" \
       "$(mbs "$k" "$size")" "$(num "$n")" "$(mbs "$n" "$size")" "$(ratio "$k" "$n")" \
       "$(num "$(median "kafka.$op.$size.broker_ns")")" "$(num "$(median "native.$op.$size.broker_ns")")" \
-      "$(median "kafka.$op.$size.client_cpu")" "$(median "native.$op.$size.client_cpu")"
+      "$(num "$(median "kafka.$op.$size.client_ns")")" "$(num "$(median "native.$op.$size.client_ns")")"
   done
 done
 echo
