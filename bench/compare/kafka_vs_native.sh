@@ -8,7 +8,8 @@
 #   bench/compare/kafka_vs_native.sh                 # REPEATS=3 SECS=3
 #   REPEATS=5 SECS=5 SIZES="100 1024" bench/compare/kafka_vs_native.sh
 #   RELEASE=build/x SKIP_BUILD=1 bench/compare/kafka_vs_native.sh   # existing build
-#   PARTITIONS=4 KEYED=1 bench/compare/kafka_vs_native.sh           # keyed records
+#   PARTITIONS=4 KEYED=1 bench/compare/kafka_vs_native.sh   # keyed librdkafka records
+#     (`spillway perf` has no keys: its records stay keyless)
 #
 # What it does:
 #  1. builds spillway-broker and spillway in $RELEASE (unless SKIP_BUILD=1)

@@ -11,10 +11,12 @@
  *       when the queue is full the sender serves delivery reports
  *       (rd_kafka_poll) until there is room. The rate counts acknowledged
  *       messages over the time from the first send to the last report.
- *   rdkafka_bench BROKERS consume TOPIC SIZE [-X prop=value]...
+ *   rdkafka_bench BROKERS consume TOPIC SIZE [batch] [-X prop=value]...
  *       queries every partition's low and high watermarks, assign()s them
  *       all from the beginning and reads with rd_kafka_consumer_poll until
- *       it has read (high - low) messages in all. librdkafka 2.0 needs a
+ *       it has read (high - low) messages in all; with `batch`, up to 1000
+ *       messages per call of rd_kafka_consume_batch_queue instead (what
+ *       the per-message poll costs). librdkafka 2.0 needs a
  *       group.id for consumer_poll; offsets are never committed
  *       (enable.auto.commit=false), so no group coordination is involved.
  *       SIZE is only used for MB/s; the bytes actually read are checked
@@ -133,7 +135,10 @@ static int produce(const char* brokers, const char* topic, size_t size, double s
   return counts.failed == 0 && counts.acked == sent ? 0 : 1;
 }
 
-static int consume(const char* brokers, const char* topic, size_t size, int argc, char** argv) {
+enum { kBatch = 1000 };
+
+static int consume(const char* brokers, const char* topic, size_t size, int batch, int argc,
+                   char** argv) {
   char err[512];
   rd_kafka_conf_t* conf = rd_kafka_conf_new();
   set(conf, "bootstrap.servers", brokers);
@@ -175,9 +180,21 @@ static int consume(const char* brokers, const char* topic, size_t size, int argc
   /* Progress is checked only when a poll comes back empty: a clock read
    * per message would be a noticeable share of this thread's time. */
   uint64_t last_progress = start, got_then = 0;
+  rd_kafka_queue_t* queue = rd_kafka_queue_get_consumer(rk);
+  static rd_kafka_message_t* messages[kBatch];
   while (got < total) {
-    rd_kafka_message_t* m = rd_kafka_consumer_poll(rk, 100);
-    if (m == NULL) {
+    ssize_t n = 0;
+    if (batch) {
+      /* It waits for a full batch (or the timeout): ask for no more than
+       * are left, so the last call does not wait out the timeout. */
+      const uint64_t left = total - got;
+      n = rd_kafka_consume_batch_queue(queue, 100, messages, left < kBatch ? (size_t)left : kBatch);
+      if (n < 0) die("consume batch", rd_kafka_err2str(rd_kafka_last_error()));
+    } else {
+      messages[0] = rd_kafka_consumer_poll(rk, 100);
+      n = messages[0] != NULL;
+    }
+    if (n == 0) {
       const uint64_t now = bench_now_ns();
       if (got != got_then) got_then = got, last_progress = now;
       if (now - last_progress > (uint64_t)kTimeoutMs * 1000000u) {
@@ -187,14 +204,18 @@ static int consume(const char* brokers, const char* topic, size_t size, int argc
       }
       continue;
     }
-    if (m->err == RD_KAFKA_RESP_ERR_NO_ERROR) {
-      ++got;
-      bytes += m->len;
-    } else if (m->err != RD_KAFKA_RESP_ERR__PARTITION_EOF) {
-      die("consume", rd_kafka_message_errstr(m));
+    for (ssize_t i = 0; i < n; ++i) {
+      rd_kafka_message_t* m = messages[i];
+      if (m->err == RD_KAFKA_RESP_ERR_NO_ERROR) {
+        ++got;
+        bytes += m->len;
+      } else if (m->err != RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+        die("consume", rd_kafka_message_errstr(m));
+      }
+      rd_kafka_message_destroy(m);
     }
-    rd_kafka_message_destroy(m);
   }
+  rd_kafka_queue_destroy(queue);
   const uint64_t elapsed = bench_now_ns() - start;
   if (got != 0 && bytes != got * size) {
     fprintf(stderr, "rdkafka_bench: read %llu bytes in %llu messages, not %zu each\n",
@@ -210,7 +231,7 @@ int main(int argc, char** argv) {
   if (argc < 5) {
     fprintf(stderr,
             "usage: rdkafka_bench BROKERS produce TOPIC SIZE SECONDS [keyed] [-X prop=value]...\n"
-            "       rdkafka_bench BROKERS consume TOPIC SIZE [-X prop=value]...\n");
+            "       rdkafka_bench BROKERS consume TOPIC SIZE [batch] [-X prop=value]...\n");
     return 2;
   }
   const size_t size = (size_t)atol(argv[4]);
@@ -224,7 +245,9 @@ int main(int argc, char** argv) {
     return produce(argv[1], argv[3], size, atof(argv[5]), keyed, argc - extra, argv + extra);
   }
   if (strcmp(argv[2], "consume") == 0) {
-    return consume(argv[1], argv[3], size, argc - 5, argv + 5);
+    const int batch = argc >= 6 && strcmp(argv[5], "batch") == 0;
+    const int extra = batch ? 6 : 5;
+    return consume(argv[1], argv[3], size, batch, argc - extra, argv + extra);
   }
   fprintf(stderr, "rdkafka_bench: bad arguments\n");
   return 2;
