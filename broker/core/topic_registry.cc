@@ -127,9 +127,9 @@ Result<std::shared_ptr<Topic>> TopicRegistry::open_topic(const std::string& name
         storage::PartitionLog::open(fs_, dir + "/" + std::to_string(p), log_config);
     if (!log.ok()) return log.status();
     const PartitionId id(p);
-    topic->partitions.push_back(
-        std::make_shared<Partition>(name, id, std::move(*log), cores_, owner_of(name, id),
-                                    interval ? config_.flush_interval_ms : 0));
+    topic->partitions.push_back(std::make_shared<Partition>(
+        name, id, std::move(*log), cores_, owner_of(name, id),
+        interval ? config_.flush_interval_ms : 0, config_.producer_id_expiration_ms));
   }
   return topic;
 }
