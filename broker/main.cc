@@ -18,6 +18,7 @@
 #include "core/topic_registry.h"
 #include "data_dir.h"
 #include "core/cluster_id.h"
+#include "core/producer_ids.h"
 #include "handlers/broker_context.h"
 #include "handlers/native_handlers.h"
 #include "kafka/kafka_handlers.h"
@@ -137,7 +138,12 @@ int main(int argc, char** argv) {
         static_cast<Metrics*>(ctx)->record_request(api, latency);
       },
       &metrics);
-  BrokerContext context{topics, offsets, config, &metrics};
+  Result<std::unique_ptr<ProducerIds>> producer_ids = ProducerIds::open(fs, config.data_dir);
+  if (!producer_ids.ok()) {
+    spdlog::critical("{}", producer_ids.status().message());
+    return 1;
+  }
+  BrokerContext context{topics, offsets, config, &metrics, producer_ids->get()};
   NativeHandlers native_handlers(native_dispatcher, context, kBrokerVersion);
   Result<std::string> cluster_id = load_or_create_cluster_id(fs, config.data_dir);
   if (!cluster_id.ok()) {

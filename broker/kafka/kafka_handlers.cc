@@ -18,12 +18,14 @@ KafkaHandlers::KafkaHandlers(Dispatcher& dispatcher, KafkaContext& context)
     : api_versions_(dispatcher),
       metadata_(context),
       find_coordinator_(context),
-      describe_cluster_(context) {
+      describe_cluster_(context),
+      init_producer_id_(context) {
   using kafka::ApiKey;
   add(dispatcher, ApiKey::kApiVersions, &api_versions_, /*any_version=*/true);
   add(dispatcher, ApiKey::kMetadata, &metadata_);
   add(dispatcher, ApiKey::kFindCoordinator, &find_coordinator_);
   add(dispatcher, ApiKey::kDescribeCluster, &describe_cluster_);
+  add(dispatcher, ApiKey::kInitProducerId, &init_producer_id_);
 }
 
 }  // namespace spillway::broker::kafka_listener

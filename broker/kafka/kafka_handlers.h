@@ -4,6 +4,7 @@
 
 #include "api_versions_handler.h"
 #include "cluster_handlers.h"
+#include "init_producer_id_handler.h"
 #include "kafka_context.h"
 #include "metadata_handler.h"
 #include "protocol/dispatcher.h"
@@ -23,6 +24,7 @@ class KafkaHandlers {
   MetadataHandler metadata_;
   FindCoordinatorHandler find_coordinator_;
   DescribeClusterHandler describe_cluster_;
+  InitProducerIdHandler init_producer_id_;
 };
 
 }  // namespace spillway::broker::kafka_listener
