@@ -4,10 +4,15 @@
 // recognises a retry survives a clean restart and a kill -9.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/socket.h>
 
 #include <set>
 
 #include "broker_wire_client.h"
+#include "spillway/common/endian.h"
+#include "spillway/common/kafka/error_codes.h"
+#include "spillway/common/kafka/header.h"
+#include "spillway/common/kafka/init_producer_id.h"
 #include "spillway/common/messages/producer_id.h"
 
 namespace spillway::testing {
@@ -156,6 +161,79 @@ TEST(BrokerIdempotenceTest, RetriesAreRecognisedAfterACleanRestart) {
 
 TEST(BrokerIdempotenceTest, RetriesAreRecognisedAfterKill9) {
   retry_after_restart(SIGKILL);
+}
+
+}  // namespace
+}  // namespace spillway::testing
+
+namespace spillway::testing {
+namespace {
+
+bool read_exactly(RawClient& client, std::byte* dst, size_t n) {
+  while (n > 0) {
+    const ssize_t r = ::recv(client.fd(), dst, n, 0);
+    if (r <= 0) return false;
+    dst += r;
+    n -= static_cast<size_t>(r);
+  }
+  return true;
+}
+
+// InitProducerId on the Kafka listener, version `version`, over a raw
+// socket; the decoded response, or nullopt.
+std::optional<kafka::InitProducerIdResponse> kafka_init_producer_id(
+    RawClient& client, int16_t version, std::optional<std::string_view> transactional_id) {
+  kafka::InitProducerIdRequest request;
+  request.transactional_id = transactional_id;
+  request.transaction_timeout_ms = 60'000;
+  const int16_t header_version =
+      kafka::request_header_version(static_cast<int16_t>(kafka::ApiKey::kInitProducerId), version);
+  std::vector<std::byte> frame = encode_body([&](WriteBuffer& b) {
+    const std::array<std::byte, 4> length{};  // set below
+    SPILLWAY_RETURN_IF_ERROR(b.write(length));
+    SPILLWAY_RETURN_IF_ERROR(kafka::encode_request_header({.request_api_key = 22,
+                                                           .request_api_version = version,
+                                                           .correlation_id = 7,
+                                                           .client_id = "idempotence-test"},
+                                                          header_version, b));
+    return wire::encode(request, kafka::context<kafka::InitProducerIdRequest>(version), b);
+  });
+  if (frame.size() < 4) return std::nullopt;
+  store_be<int32_t>(frame.data(), static_cast<int32_t>(frame.size() - 4));
+  if (!client.send_bytes(frame)) return std::nullopt;
+  std::array<std::byte, 4> length;
+  if (!read_exactly(client, length.data(), length.size())) return std::nullopt;
+  std::vector<std::byte> response(static_cast<size_t>(load_be<int32_t>(length.data())));
+  if (!read_exactly(client, response.data(), response.size())) return std::nullopt;
+  std::span<const std::byte> body;
+  const int16_t response_header =
+      kafka::response_header_version(static_cast<int16_t>(kafka::ApiKey::kInitProducerId), version);
+  auto header = kafka::decode_response_header(response, response_header, &body);
+  if (!header.ok() || header->correlation_id != 7) return std::nullopt;
+  auto decoded = wire::decode<kafka::InitProducerIdResponse>(
+      body, kafka::context<kafka::InitProducerIdResponse>(version), "InitProducerId");
+  if (!decoded.ok()) return std::nullopt;
+  return *decoded;
+}
+
+TEST(BrokerIdempotenceTest, KafkaInitProducerIdHandsOutFreshIdsInEveryVersion) {
+  auto broker = BrokerProcess::start();
+  ASSERT_TRUE(broker.ok()) << broker.status().to_string();
+  std::set<int64_t> seen;
+  for (int16_t version = 0; version <= 4; ++version) {
+    RawClient client((*broker)->kafka_port());
+    auto r = kafka_init_producer_id(client, version, std::nullopt);
+    ASSERT_TRUE(r.has_value()) << "version " << version;
+    EXPECT_EQ(r->error_code, 0);
+    EXPECT_EQ(r->producer_epoch, 0);
+    EXPECT_TRUE(seen.insert(r->producer_id).second);
+  }
+  // Transactions are not served: the answer FindCoordinator gives.
+  RawClient client((*broker)->kafka_port());
+  auto r = kafka_init_producer_id(client, 1, "txn-1");
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->error_code, kafka::errors::kCoordinatorNotAvailable);
+  EXPECT_EQ(r->producer_id, -1);
 }
 
 }  // namespace
