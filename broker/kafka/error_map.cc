@@ -52,4 +52,9 @@ int16_t kafka_error(ErrorCode code) noexcept {
   return e::kUnknownServerError;
 }
 
+int16_t kafka_read_error(ErrorCode code) noexcept {
+  if (code == ErrorCode::kCorruptMessage) return kafka::errors::kKafkaStorageError;
+  return kafka_error(code);
+}
+
 }  // namespace spillway::broker::kafka_listener

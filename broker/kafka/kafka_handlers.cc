@@ -2,6 +2,8 @@
 // descriptions cover (kafka::api_info), unless a handler serves fewer.
 #include "kafka_handlers.h"
 
+#include <algorithm>
+
 namespace spillway::broker::kafka_listener {
 
 namespace {
@@ -12,6 +14,13 @@ void add(Dispatcher& dispatcher, kafka::ApiKey key, H* handler, bool any_version
   dispatcher.add(key, versions.first, versions.last, handler, any_version);
 }
 
+// An api served up to `last` only, below what its description covers.
+template <typename H>
+void add_up_to(Dispatcher& dispatcher, kafka::ApiKey key, int16_t last, H* handler) {
+  const wire::Versions versions = kafka::api_info(key).versions;
+  dispatcher.add(key, versions.first, std::min(last, versions.last), handler, false);
+}
+
 }  // namespace
 
 KafkaHandlers::KafkaHandlers(Dispatcher& dispatcher, KafkaContext& context)
@@ -19,12 +28,19 @@ KafkaHandlers::KafkaHandlers(Dispatcher& dispatcher, KafkaContext& context)
       metadata_(context),
       find_coordinator_(context),
       describe_cluster_(context),
+      produce_(context),
+      fetch_(context),
+      list_offsets_(context),
       init_producer_id_(context) {
   using kafka::ApiKey;
   add(dispatcher, ApiKey::kApiVersions, &api_versions_, /*any_version=*/true);
   add(dispatcher, ApiKey::kMetadata, &metadata_);
   add(dispatcher, ApiKey::kFindCoordinator, &find_coordinator_);
   add(dispatcher, ApiKey::kDescribeCluster, &describe_cluster_);
+  add(dispatcher, ApiKey::kProduce, &produce_);
+  add(dispatcher, ApiKey::kFetch, &fetch_);
+  // v7 asks for the offset of the largest timestamp (-3), not served.
+  add_up_to(dispatcher, ApiKey::kListOffsets, 6, &list_offsets_);
   add(dispatcher, ApiKey::kInitProducerId, &init_producer_id_);
 }
 

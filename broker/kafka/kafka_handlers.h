@@ -4,9 +4,12 @@
 
 #include "api_versions_handler.h"
 #include "cluster_handlers.h"
+#include "fetch_handler.h"
 #include "init_producer_id_handler.h"
 #include "kafka_context.h"
+#include "list_offsets_handler.h"
 #include "metadata_handler.h"
+#include "produce_handler.h"
 #include "protocol/dispatcher.h"
 
 namespace spillway::broker::kafka_listener {
@@ -24,6 +27,9 @@ class KafkaHandlers {
   MetadataHandler metadata_;
   FindCoordinatorHandler find_coordinator_;
   DescribeClusterHandler describe_cluster_;
+  ProduceHandler produce_;
+  FetchHandler fetch_;
+  ListOffsetsHandler list_offsets_;
   InitProducerIdHandler init_producer_id_;
 };
 

@@ -319,6 +319,12 @@ void Session::kick_writer() {
     Exchange& e = *ring_[(head_ + exchanges) % ring_.size()];
     if (!e.finished()) break;
     std::span<const iovec> segments = e.frame_segments();
+    if (e.without_response()) {
+      // Nothing to write for it (Kafka acks=0); it is recycled with the
+      // ones written around it (an empty write completes at once).
+      ++exchanges;
+      continue;
+    }
     if (segments.empty()) {
       if (exchanges == 0) {
         // An error frame could not be built: nothing sane to send.

@@ -48,6 +48,7 @@ void Exchange::reset(Start start) noexcept {
   owner_ = start.owner;
   ++generation_;
   finished_ = false;
+  without_response_ = false;
   started_ = std::chrono::steady_clock::now();
   // Room for the response header, patched by finish(). The scratch always
   // has it, so this cannot fail.
@@ -89,6 +90,18 @@ void Exchange::finish(const Status& status) noexcept {
     // spill leaves an empty frame, which the connection treats as fatal.
     (void)out_.write(std::span(error).first(n));
   }
+  if (g_observer) {
+    g_observer(g_observer_ctx, header_.api_key, std::chrono::steady_clock::now() - started_);
+  }
+  if (on_finished_) on_finished_(*this, owner_);
+}
+
+void Exchange::finish_without_response() noexcept {
+  assert(!finished_);
+  finished_ = true;
+  without_response_ = true;
+  body_ = {};
+  out_.release();
   if (g_observer) {
     g_observer(g_observer_ctx, header_.api_key, std::chrono::steady_clock::now() - started_);
   }

@@ -36,8 +36,16 @@ class ExchangeState {
 class Exchange {
  public:
   // Slots of state(): one per kind of handler, so alternating request kinds
-  // never recreate each other's state.
-  enum StateSlot : size_t { kProduceState, kFetchState, kOtherState, kStateSlots };
+  // never recreate each other's state (and a slot never holds two types).
+  enum StateSlot : size_t {
+    kProduceState,
+    kFetchState,
+    kOtherState,
+    kKafkaProduceState,
+    kKafkaFetchState,
+    kKafkaListOffsetsState,
+    kStateSlots
+  };
 
   // Called once finish() has framed the response; `owner` is what was given
   // to reset().
@@ -109,7 +117,14 @@ class Exchange {
   // connection. Call on executor()'s thread, once.
   void finish(const Status& status) noexcept;
 
+  // Finishes a request that gets no response at all: Kafka's Produce with
+  // acks=0. The connection writes nothing for it and goes on with the
+  // responses after it. Call on executor()'s thread, once, instead of finish().
+  void finish_without_response() noexcept;
+
   bool finished() const noexcept { return finished_; }
+  // After finish_without_response(): there is no frame to write.
+  bool without_response() const noexcept { return without_response_; }
   // After finish(): the frame, as iovecs for a gather write.
   std::span<const iovec> frame_segments() noexcept { return out_.segments(); }
   // After the frame is written: returns pooled segments, drops the keep-alive.
@@ -158,6 +173,7 @@ class Exchange {
   Framing framing_ = Framing::kNative;
   std::chrono::steady_clock::time_point started_{};
   bool finished_ = false;
+  bool without_response_ = false;
   std::array<std::unique_ptr<ExchangeState>, kStateSlots> states_;
 };
 

@@ -3,12 +3,19 @@
 // library (so the two sides are tested against each other).
 #include "net/server.h"
 
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
 
 #include <thread>
 
 #include "protocol/api_versions_handler.h"
+#include "socket_io.h"
 #include "spillway/admin.h"
+#include "spillway/common/api_versions.h"
 
 namespace spillway::broker {
 namespace {
@@ -100,6 +107,51 @@ TEST_F(ServerTest, ClientLimitOnResponseSizeIsEnforced) {
   Result<ApiVersionsResponse> r = admin->api_versions();
   EXPECT_EQ(r.status().code(), ErrorCode::kFrameTooLarge);
   EXPECT_FALSE(admin->connection().is_open());
+}
+
+// Answers nothing, as Kafka's Produce with acks=0 does.
+class SilentHandler final : public Handler {
+ public:
+  void handle(Exchange& exchange) override { exchange.finish_without_response(); }
+};
+
+TEST_F(ServerTest, ARequestFinishedWithoutResponseWritesNothingAndFreesItsSlot) {
+  SilentHandler silent;
+  dispatcher_.add(frame::ApiKey::kFetch, 0, 0, &silent);
+  start(1);
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  timeval tv{10, 0};  // a guard against hanging, never an assertion
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(server_->local_endpoint().port());
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  // More silent requests than a connection may have in flight: each frees
+  // its place in the ring although nothing is written for it.
+  std::vector<std::byte> bytes;
+  std::array<std::byte, frame::kRequestHeaderBytes> header;
+  for (int32_t i = 0; i < 300; ++i) {
+    frame::encode_request_header({static_cast<int16_t>(frame::ApiKey::kFetch), 0, i, 0}, header);
+    bytes.insert(bytes.end(), header.begin(), header.end());
+  }
+  std::vector<std::byte> body;
+  encode_api_versions_request("server-test", body);
+  frame::encode_request_header({static_cast<int16_t>(frame::ApiKey::kApiVersions), 0, 1000,
+                                static_cast<uint32_t>(body.size())},
+                               header);
+  bytes.insert(bytes.end(), header.begin(), header.end());
+  bytes.insert(bytes.end(), body.begin(), body.end());
+  ASSERT_EQ(::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL),
+            static_cast<ssize_t>(bytes.size()));
+  // The first response on the connection is the ApiVersions one.
+  std::array<std::byte, frame::kResponseHeaderBytes> response_bytes;
+  ASSERT_TRUE(testing::read_exactly(fd, response_bytes.data(), response_bytes.size()));
+  frame::ResponseHeader response;
+  ASSERT_TRUE(frame::decode_response_header(response_bytes, 1 << 20, &response).ok());
+  EXPECT_EQ(response.correlation_id, 1000);
+  EXPECT_EQ(response.error_code, ErrorCode::kOk);
+  ::close(fd);
 }
 
 }  // namespace

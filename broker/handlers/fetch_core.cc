@@ -1,0 +1,258 @@
+// The shared fetch core: reads on owner cores, long poll, verbatim copy of
+// stored batches into the response.
+#include "fetch_core.h"
+
+#include <algorithm>
+
+#include "core/task_pool.h"
+
+namespace spillway::broker {
+
+namespace {
+
+constexpr size_t kCopyChunk = 64 << 10;
+
+Status copy_slice(WriteBuffer& out, const storage::FileSlice& slice) {
+  uint64_t done = 0;
+  while (done < slice.length) {
+    const size_t want = static_cast<size_t>(std::min<uint64_t>(slice.length - done, kCopyChunk));
+    std::span<std::byte> room = out.reserve(want);
+    if (room.empty()) return Status(ErrorCode::kResourceExhausted, "no pooled buffer for a fetch");
+    Result<size_t> n = slice.file->read_at(room.first(want), slice.position + done);
+    if (!n.ok()) return n.status();
+    if (*n == 0) return Status(ErrorCode::kIoError, "segment ended before the slice");
+    out.advance(*n);
+    done += *n;
+  }
+  return Status::Ok();
+}
+
+Status write_slice(const void* slice, WriteBuffer& out) {
+  return copy_slice(out, *static_cast<const storage::FileSlice*>(slice));
+}
+
+}  // namespace
+
+void FetchCore::begin(Exchange& exchange, Encode encode, int32_t max_wait_ms, int32_t min_bytes,
+                      int64_t max_bytes) {
+  exchange_ = &exchange;
+  encode_ = encode;
+  names_.clear();
+  topics_.clear();
+  parts_.clear();
+  waited_ = false;
+  expired_ = false;
+  bytes_before_wake_ = 0;
+  max_wait_ms_ = std::max(0, max_wait_ms);
+  min_bytes_ = static_cast<uint64_t>(std::max(1, min_bytes));
+  max_bytes_ = std::clamp<int64_t>(max_bytes, 1, kMaxResponseBytes);
+}
+
+uint32_t FetchCore::add_topic(TopicRegistry& topics, std::string_view name) {
+  topics_.push_back({static_cast<uint32_t>(names_.size()), static_cast<uint32_t>(name.size()),
+                     topics.find_shared(name)});
+  names_.append(name);
+  return static_cast<uint32_t>(topics_.size() - 1);
+}
+
+std::string_view FetchCore::topic_name(uint32_t topic) const {
+  return std::string_view(names_).substr(topics_[topic].name_offset, topics_[topic].name_size);
+}
+
+void FetchCore::add_partition(uint32_t topic_index, int32_t partition, int64_t fetch_offset,
+                              int64_t max_bytes) {
+  Part part{.topic = topic_index,
+            .partition = partition,
+            .fetch_offset = fetch_offset,
+            .max_bytes = std::max<int64_t>(1, max_bytes),
+            .log = nullptr,
+            .code = ErrorCode::kOk,
+            .message = {},
+            .high_watermark = -1,
+            .log_start_offset = -1,
+            .slice = {},
+            .include = false};
+  const Topic* topic = topics_[topic_index].topic.get();
+  if (topic == nullptr) {
+    part.code = ErrorCode::kUnknownTopic;
+    part.message = "unknown topic " + std::string(topic_name(topic_index));
+  } else if (Status usable = topic->check_partition(partition); !usable.ok()) {
+    part.code = usable.code();  // an unknown partition, or the topic is offline
+    part.message = std::string(usable.message());
+  } else {
+    part.log = topic->partitions[static_cast<size_t>(partition)];
+  }
+  parts_.push_back(std::move(part));
+}
+
+wire::Records FetchCore::records(const Part& part) {
+  return wire::Records::deferred(part.slice.length, &write_slice, &part.slice);
+}
+
+void FetchCore::start() {
+  read_all();
+}
+
+void FetchCore::respond() {
+  Exchange& exchange = *exchange_;
+  armed_.store(0, std::memory_order_release);
+  if (timer_running_) {
+    timer_running_ = false;
+    timer_->cancel();
+  }
+  // The response fits the memory granted by read_all(): with none, no
+  // records are sent (the consumer asks again); with some, the first slice
+  // goes whole (read_all() sized it to the grant, or to its first batch).
+  int64_t budget = static_cast<int64_t>(granted_);
+  uint64_t included = 0;
+  bool first_data = granted_ > 0;
+  for (Part& part : parts_) {
+    const auto length = static_cast<int64_t>(part.slice.length);
+    part.include = part.code == ErrorCode::kOk && length > 0 && (first_data || length <= budget);
+    if (part.include) {
+      first_data = false;
+      budget -= length;
+      included += static_cast<uint64_t>(length);
+    }
+  }
+  const Status written = encode_(*this);
+  if (written.ok()) {
+    for (const Part& part : parts_) {
+      if (!part.include) continue;
+      Topic* topic = topics_[part.topic].topic.get();
+      topic->counters.bytes_out.fetch_add(part.slice.length, std::memory_order_relaxed);
+      topic->counters.messages_out.fetch_add(
+          static_cast<uint64_t>(part.slice.next_offset - part.slice.first_offset),
+          std::memory_order_relaxed);
+    }
+  }
+  for (Part& part : parts_) {
+    part.slice = storage::FileSlice();  // let go of the segment file
+    part.log.reset();
+  }
+  for (TopicRef& t : topics_) t.topic.reset();
+  exchange.settle_response_bytes(std::exchange(granted_, 0), included);
+  exchange.finish(written);
+}
+
+void FetchCore::on_wake(void* ctx, uint64_t token) {
+  auto& core = *static_cast<FetchCore*>(ctx);
+  uint64_t expected = token;
+  // Only the first wake of this wait proceeds (a timer and several
+  // partitions may race to it).
+  if (!core.armed_.compare_exchange_strong(expected, 0, std::memory_order_acq_rel)) return;
+  core.read_all();
+}
+
+void FetchCore::on_read(void* ctx, uint32_t index, PartitionReply& reply) {
+  auto& core = *static_cast<FetchCore*>(ctx);
+  Part& part = core.parts_[index];
+  part.high_watermark = reply.high_watermark.value();
+  part.log_start_offset = reply.log_start_offset.value();
+  if (reply.status.ok()) {
+    part.slice = std::move(reply.slice);
+  } else {
+    part.code = reply.status.code();
+    part.message = std::string(reply.status.message());
+  }
+  if (--core.pending_ > 0) return;
+
+  bool error = false;
+  uint64_t bytes = 0;
+  for (const Part& p : core.parts_) {
+    if (p.code != ErrorCode::kOk) error = true;
+    bytes += p.slice.length;
+  }
+  // Answer with an error, with min_bytes, when the wait is over, or when a
+  // wake brought nothing new (the broker is stopping, or a durable advance
+  // showed what an earlier read already had): a fetch never spins.
+  const bool no_progress = core.waited_ && bytes <= core.bytes_before_wake_;
+  if (error || bytes >= core.min_bytes_ || core.expired_ || core.max_wait_ms_ <= 0 || no_progress) {
+    core.respond();
+    return;
+  }
+  core.bytes_before_wake_ = bytes;
+  core.wait();
+}
+
+void FetchCore::wait() {
+  // Not enough yet: long poll. Waiters on every partition, and the timer
+  // (once per request). The grant goes back meanwhile; the reads after the
+  // wake ask again.
+  exchange_->settle_response_bytes(std::exchange(granted_, 0), 0);
+  waited_ = true;
+  // A token per wait, not per request: a waiter left from an earlier wait
+  // of this request (on a partition that did not wake it) is then stale,
+  // and dropped by the partition, instead of piling up.
+  const uint64_t token = ++last_token_;
+  armed_.store(token, std::memory_order_release);
+  for (Part& p : parts_) {
+    FetchWaiter waiter;
+    waiter.context = &exchange_->context();
+    waiter.keep_alive = exchange_->keep_alive();
+    waiter.armed = &armed_;
+    waiter.generation = token;
+    // Woken by data past what this fetch already has.
+    waiter.fetch_offset = Offset(p.slice.empty() ? p.fetch_offset : p.slice.next_offset.value());
+    waiter.wake = &on_wake;
+    waiter.ctx = this;
+    std::shared_ptr<Partition> owner = p.log;
+    post_task(p.log->owner(), [owner = std::move(owner), waiter = std::move(waiter)]() mutable {
+      owner->add_waiter(std::move(waiter));
+    });
+  }
+  if (timer_running_) return;
+  if (!timer_) timer_.emplace(exchange_->executor());
+  timer_running_ = true;
+  timer_->expires_after(std::chrono::milliseconds(max_wait_ms_));
+  const uint64_t request = exchange_->generation();
+  timer_->async_wait(asio::bind_allocator(
+      TaskAllocator<void>(), [keep = exchange_->keep_alive(), this, request](asio::error_code ec) {
+        // Cancelled, or fired for a request answered meanwhile.
+        if (ec || exchange_->generation() != request) return;
+        expired_ = true;
+        // Ends the current wait; while reads run (not waiting) they see
+        // expired_ when they finish.
+        if (const uint64_t token = armed_.load(std::memory_order_acquire); token != 0) {
+          on_wake(this, token);
+        }
+      }));
+}
+
+void FetchCore::read_all() {
+  // The response is sized to what the connection's and the broker's memory
+  // budgets allow (protocol/memory_budget.h); a fetch may return fewer
+  // bytes than asked, as Kafka's does.
+  granted_ = exchange_->grant_response_bytes(static_cast<uint64_t>(max_bytes_));
+  pending_ = 0;
+  for (Part& p : parts_) {
+    if (p.log != nullptr) ++pending_;
+  }
+  if (pending_ == 0) {
+    respond();
+    return;
+  }
+  for (uint32_t i = 0; i < parts_.size(); ++i) {
+    Part& p = parts_[i];
+    if (p.log == nullptr) continue;
+    p.code = ErrorCode::kOk;
+    p.message.clear();
+    p.slice = storage::FileSlice();
+    Reply reply;
+    reply.executor = tracked_executor(exchange_->context());
+    reply.keep_alive = exchange_->keep_alive();
+    reply.fn = &on_read;
+    reply.ctx = this;
+    reply.index = i;
+    std::shared_ptr<Partition> owner = p.log;
+    // With no grant the slice is not sent; read the smallest one for the
+    // offsets. Otherwise the first batch comes whole even past the grant.
+    const auto max = std::min(static_cast<uint64_t>(std::min(p.max_bytes, max_bytes_)),
+                              std::max<uint64_t>(granted_, 1));
+    post_task(p.log->owner(),
+              [owner = std::move(owner), offset = Offset(p.fetch_offset), max,
+               reply = std::move(reply)]() mutable { owner->read(offset, max, std::move(reply)); });
+  }
+}
+
+}  // namespace spillway::broker
