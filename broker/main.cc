@@ -15,6 +15,7 @@
 #include "config/memory_budget_size.h"
 #include "core/cluster_id.h"
 #include "core/offset_store.h"
+#include "core/producer_ids.h"
 #include "core/scrub_budget.h"
 #include "core/topic_registry.h"
 #include "data_dir.h"
@@ -138,7 +139,12 @@ int main(int argc, char** argv) {
             kafka ? Metrics::Protocol::kKafka : Metrics::Protocol::kNative, api, latency);
       },
       &metrics);
-  BrokerContext context{topics, offsets, config, &metrics};
+  Result<std::unique_ptr<ProducerIds>> producer_ids = ProducerIds::open(fs, config.data_dir);
+  if (!producer_ids.ok()) {
+    spdlog::critical("{}", producer_ids.status().message());
+    return 1;
+  }
+  BrokerContext context{topics, offsets, config, &metrics, producer_ids->get()};
   NativeHandlers native_handlers(native_dispatcher, context, kBrokerVersion);
   Result<std::string> cluster_id = load_or_create_cluster_id(fs, config.data_dir);
   if (!cluster_id.ok()) {

@@ -46,6 +46,7 @@ struct BrokerConfig {
   int64_t retention_bytes = -1;
   int64_t retention_ms = 7 * 24 * 3600 * int64_t{1000};
   int64_t retention_check_interval_ms = 5'000;
+  int64_t producer_id_expiration_ms = 86'400'000;  // Kafka's producer.id.expiration.ms
   // [integrity]
   bool verify_reads = false;
   int64_t scrub_bytes_per_second = 0;  // 0 = no scrubber

@@ -10,12 +10,13 @@
 #include "core/scrub_budget.h"
 #include "core/task_pool.h"
 #include "spillway/common/buffer_pool.h"
+#include "spillway/common/record_batch.h"
 
 namespace spillway::broker {
 
 Partition::Partition(std::string topic, PartitionId index,
                      std::unique_ptr<storage::PartitionLog> log, CoreSet& cores, size_t core,
-                     int64_t flush_interval_ms)
+                     int64_t flush_interval_ms, int64_t producer_expiration_ms)
     : topic_(std::move(topic)),
       index_(index),
       log_name_(topic_ + "-" + std::to_string(index.value())),
@@ -23,13 +24,86 @@ Partition::Partition(std::string topic, PartitionId index,
       core_(core),
       owner_(cores.context(core)),
       sync_(cores.sync_context(core)),
-      flush_interval_ms_(flush_interval_ms) {
+      flush_interval_ms_(flush_interval_ms),
+      producer_expiration_ms_(producer_expiration_ms) {
   durable_waiters_.reserve(256);
   fetch_waiters_.reserve(64);
   high_watermark_.store(log_->high_watermark().value());
   log_start_.store(log_->log_start_offset().value());
   size_bytes_.store(log_->size_bytes());
-  if (log_->corrupt()) (void)note_corruption();
+  if (log_->corrupt()) {
+    (void)note_corruption();
+  } else {
+    load_producer_state();
+  }
+}
+
+namespace {
+
+int64_t wall_clock_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+void Partition::load_producer_state() {
+  storage::FileSystem& fs = log_->file_system();
+  const std::string path = log_->dir() + "/" + kProducerSnapshotFile;
+  const Offset log_end = log_->log_end_offset();
+  Offset from = log_->log_start_offset();
+  bool stale = false;
+  if (fs.exists(path)) {
+    Result<std::string> bytes = fs.read_file(path);
+    Result<Offset> covered = bytes.ok() ? producers_.parse(*bytes) : Result<Offset>(bytes.status());
+    if (!covered.ok()) {
+      spdlog::warn("partition {}: ignoring the producer state snapshot ({}); reading the log",
+                   log_name_, covered.status().message());
+    } else if (*covered > log_end) {
+      // The log lost its tail after the snapshot was written (a crash
+      // before the interval fdatasync): the snapshot may name batches that
+      // are gone, so the log alone says what the producers have, and a
+      // new snapshot replaces it before those offsets are used again.
+      producers_.clear();
+      stale = true;
+    } else if (*covered > from) {
+      from = *covered;
+    }
+  }
+  if (from < log_end) {
+    replay_producer_batches(from);
+  }
+  if (stale) save_producer_snapshot();
+}
+
+void Partition::replay_producer_batches(Offset from) {
+  const int64_t now = wall_clock_ms();
+  size_t batches = 0;
+  Status st = log_->for_each_batch_header(from, [&](const batch::BatchHeader& h) {
+    producers_.record(h, Offset(h.base_offset), Offset(h.last_offset()), now);
+    ++batches;
+  });
+  if (!st.ok()) {
+    spdlog::warn("partition {}: rebuilding the producer state: {}", log_name_, st.message());
+  }
+  spdlog::debug("partition {}: producer state from offset {}: {} batch header(s), {} producer(s)",
+                log_name_, from.value(), batches, producers_.size());
+}
+
+void Partition::write_producer_snapshot() {
+  check_on_core(core_);
+  save_producer_snapshot();
+}
+
+void Partition::save_producer_snapshot() {
+  if (log_->corrupt()) return;
+  const std::string bytes = producers_.serialize(log_->log_end_offset());
+  if (Status st = storage::write_file_atomically(log_->file_system(),
+                                                 log_->dir() + "/" + kProducerSnapshotFile, bytes);
+      !st.ok()) {
+    spdlog::warn("partition {}: writing the producer state snapshot: {}", log_name_, st.message());
+  }
 }
 
 Status Partition::note_corruption() {
@@ -89,6 +163,21 @@ void Partition::append(std::span<std::byte> batch, std::byte* rented, AckAfter a
     deliver(reply, std::move(r));
     return;
   }
+  // The header as the producer sent it; the batch was validated.
+  Result<batch::BatchHeader> header = batch::parse_header(batch);
+  if (header.ok() && header->producer_id != ProducerStateTable::kNoProducerId && !log_->corrupt()) {
+    Result<SequenceCheck> seq = producers_.check(*header);
+    if (!seq.ok() || seq->duplicate) {
+      BufferPool::global().give_back(rented);
+      if (!seq.ok()) {
+        r.status = std::move(seq).take_status();
+        deliver(reply, std::move(r));
+      } else {
+        answer_duplicate(seq->original, ack, std::move(reply));
+      }
+      return;
+    }
+  }
   const size_t segments = log_->segment_count();
   Result<storage::AppendResult> appended = log_->append(batch);
   BufferPool::global().give_back(rented);
@@ -98,7 +187,14 @@ void Partition::append(std::span<std::byte> batch, std::byte* rented, AckAfter a
     deliver(reply, std::move(r));
     return;
   }
-  if (log_->segment_count() != segments) check_sealed_segments();  // it rolled
+  if (header.ok()) {
+    producers_.record(*header, appended->base_offset, appended->last_offset, wall_clock_ms());
+  }
+  if (log_->segment_count() != segments) {  // it rolled
+    check_sealed_segments();
+    // The next start replays the log from here on, not from the last snapshot.
+    if (producers_.size() > 0) write_producer_snapshot();
+  }
   // A running total (summing the segments is O(segments)); tick() and
   // retention recompute it exactly.
   size_bytes_.fetch_add(batch.size(), std::memory_order_relaxed);
@@ -135,6 +231,24 @@ void Partition::append(std::span<std::byte> batch, std::byte* rented, AckAfter a
       });
     }
   }
+}
+
+void Partition::answer_duplicate(const ProducerBatch& original, AckAfter ack, Reply reply) {
+  // Kafka answers a retry of a cached batch with no error and the offsets
+  // the batch got the first time (DUPLICATE_SEQUENCE_NUMBER is what brokers
+  // before 1.0 sent; clients treat both as delivered).
+  PartitionReply r;
+  r.base_offset = Offset(original.base_offset);
+  r.last_offset = Offset(original.last_offset);
+  r.log_start_offset = log_->log_start_offset();
+  if (ack == AckAfter::kSync && log_->durable_offset() <= r.last_offset) {
+    // The original may still wait for its fdatasync: so does the retry.
+    durable_waiters_.push_back(DurableWaiter{
+        .last_offset = r.last_offset, .reply = std::move(reply), .result = std::move(r)});
+    if (!flushing_) start_flush();
+    return;
+  }
+  deliver(reply, std::move(r));
 }
 
 void Partition::start_flush() {
@@ -365,6 +479,11 @@ void Partition::tick() {
   if (closed_) return;
   check_sealed_segments();
   scrub();
+  if (producers_.size() > 0) {
+    if (size_t n = producers_.expire(wall_clock_ms(), producer_expiration_ms_); n > 0) {
+      spdlog::debug("partition {}: {} idle producer(s) expired", log_name_, n);
+    }
+  }
   if (Status st = log_->tick(); !st.ok()) {
     spdlog::error("partition {}: interval flush failed: {}", log_name_, st.message());
   }
@@ -407,8 +526,17 @@ void Partition::close(Closing why) {
   stop_sealed_checks_.store(true, std::memory_order_relaxed);
   if (why == Closing::kDeleted) {
     // Its directory is already renamed away and about to go.
-  } else if (Status st = log_->close(); !st.ok()) {
-    spdlog::warn("partition {}: close: {}", log_name_, st.message());
+  } else {
+    // Before the log's close, which ends in the clean-shutdown marker: the
+    // next start then reads no batch header at all. A partition that never
+    // saw an idempotent producer keeps no file.
+    if (producers_.size() > 0 ||
+        log_->file_system().exists(log_->dir() + "/" + kProducerSnapshotFile)) {
+      save_producer_snapshot();
+    }
+    if (Status st = log_->close(); !st.ok()) {
+      spdlog::warn("partition {}: close: {}", log_name_, st.message());
+    }
   }
   // Everyone still waiting learns the partition is gone.
   for (DurableWaiter& w : durable_waiters_)

@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "core/producer_state.h"
 #include "runtime/core_set.h"
 #include "spillway/common/ids.h"
 #include "spillway/common/status.h"
@@ -103,8 +104,17 @@ class Partition : public std::enable_shared_from_this<Partition> {
   // `flush_interval_ms` > 0: the `interval` policy's periodic fdatasync,
   // started by tick() and run on the sync thread (the log itself is opened
   // with its own interval flush disabled so an append never blocks on one).
+  // `producer_expiration_ms`: idempotent producers idle that long are
+  // forgotten (producer_state.h). The producers' state is loaded here: the
+  // snapshot beside the log, then the batch headers after its offset.
   Partition(std::string topic, PartitionId index, std::unique_ptr<storage::PartitionLog> log,
-            CoreSet& cores, size_t core, int64_t flush_interval_ms = 0);
+            CoreSet& cores, size_t core, int64_t flush_interval_ms = 0,
+            int64_t producer_expiration_ms = kDefaultProducerExpirationMs);
+
+  // Kafka's producer.id.expiration.ms default: one day.
+  static constexpr int64_t kDefaultProducerExpirationMs = 86'400'000;
+  // The producer state snapshot's file name, in the partition's directory.
+  static constexpr char kProducerSnapshotFile[] = "producer_state.snapshot";
 
   const std::string& topic() const { return topic_; }
   PartitionId index() const { return index_; }
@@ -115,7 +125,11 @@ class Partition : public std::enable_shared_from_this<Partition> {
 
   // Appends a validated batch held in a buffer rented from the global
   // BufferPool (`rented` is given back here) and replies after the write or
-  // after an fdatasync covering the batch, as `ack` says.
+  // after an fdatasync covering the batch, as `ack` says. A batch with a
+  // producer id is checked against the producer's sequences first
+  // (producer_state.h): a retry of one of its last five batches is not
+  // appended again and is answered with the original offsets (after the
+  // same sync), a gap or fenced epoch with the error.
   void append(std::span<std::byte> batch, std::byte* rented, AckAfter ack, Reply reply);
 
   // Reads whole stored batches from `offset` (PartitionLog::read semantics)
@@ -141,6 +155,13 @@ class Partition : public std::enable_shared_from_this<Partition> {
   // Idempotent.
   void close(Closing why);
 
+  // The idempotent producers' state (owner core only; tests).
+  const ProducerStateTable& producer_state() const { return producers_; }
+  // Writes the producer state snapshot now (owner core; at clean close and
+  // when the log rolls a segment). Errors are logged: without a snapshot
+  // the next start reads more of the log, nothing is lost.
+  void write_producer_snapshot();
+
   // Readable from any thread (metadata, metrics).
   Offset high_watermark() const { return Offset(high_watermark_.load(std::memory_order_relaxed)); }
   // True once the log was found damaged (at open, or by a checked read);
@@ -163,6 +184,13 @@ class Partition : public std::enable_shared_from_this<Partition> {
   static void wake(FetchWaiter& waiter);
   // Wakes every fetch waiter and forgets them.
   void wake_all_waiters();
+  // Replies to a retried batch that is already in the log.
+  void answer_duplicate(const ProducerBatch& original, AckAfter ack, Reply reply);
+  // Loads the snapshot and replays the batch headers after it (constructor).
+  void load_producer_state();
+  void replay_producer_batches(Offset from);
+  // write_producer_snapshot() without the core check (also the constructor's).
+  void save_producer_snapshot();
   void start_flush();
   void finish_flush(const storage::FlushRequest& request, Status result);
   void publish();  // refresh the atomics; wake fetch waiters if data became visible
@@ -189,6 +217,8 @@ class Partition : public std::enable_shared_from_this<Partition> {
   asio::io_context& owner_;
   asio::io_context& sync_;
   const int64_t flush_interval_ms_;
+  const int64_t producer_expiration_ms_;
+  ProducerStateTable producers_;
   int64_t last_interval_flush_ms_ = 0;
   bool flushing_ = false;
   bool closed_ = false;

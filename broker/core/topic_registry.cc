@@ -150,7 +150,8 @@ std::shared_ptr<Partition> TopicRegistry::make_partition(
   const bool interval = topic.config.flush_policy == storage::FlushPolicy::kInterval;
   return std::make_shared<Partition>(topic.name, id, std::move(log), cores_,
                                      owner_of(topic.name, id),
-                                     interval ? config_.flush_interval_ms : 0);
+                                     interval ? config_.flush_interval_ms : 0,
+                                     config_.producer_id_expiration_ms);
 }
 
 Result<std::shared_ptr<Topic>> TopicRegistry::restore_topic(const std::string& name) {

@@ -9,12 +9,15 @@
 namespace spillway::broker {
 
 class Metrics;
+class ProducerIds;
 
 struct BrokerContext {
   TopicRegistry& topics;
   OffsetStore& offsets;
   const BrokerConfig& config;
   Metrics* metrics = nullptr;  // null in tests without metrics
+  // Idempotent producers' ids; null: InitProducerId is refused.
+  ProducerIds* producer_ids = nullptr;
 };
 
 }  // namespace spillway::broker

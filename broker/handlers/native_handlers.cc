@@ -5,6 +5,7 @@
 #include "spillway/common/messages/metadata.h"
 #include "spillway/common/messages/offsets.h"
 #include "spillway/common/messages/produce.h"
+#include "spillway/common/messages/producer_id.h"
 #include "spillway/common/messages/topics.h"
 
 namespace spillway::broker {
@@ -18,7 +19,8 @@ NativeHandlers::NativeHandlers(Dispatcher& dispatcher, BrokerContext& context,
       create_topics_(context),
       delete_topics_(context),
       commit_offsets_(context),
-      fetch_offsets_(context) {
+      fetch_offsets_(context),
+      init_producer_id_(context) {
   using namespace messages;
   using frame::ApiKey;
   dispatcher.add(ApiKey::kApiVersions, kApiVersionsVersion, kApiVersionsVersion, &api_versions_);
@@ -33,6 +35,8 @@ NativeHandlers::NativeHandlers(Dispatcher& dispatcher, BrokerContext& context,
                  &commit_offsets_);
   dispatcher.add(ApiKey::kFetchOffsets, kFetchOffsetsVersion, kFetchOffsetsVersion,
                  &fetch_offsets_);
+  dispatcher.add(ApiKey::kInitProducerId, kInitProducerIdVersion, kInitProducerIdVersion,
+                 &init_producer_id_);
 }
 
 }  // namespace spillway::broker

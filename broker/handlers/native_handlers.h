@@ -5,6 +5,7 @@
 #include "admin_handlers.h"
 #include "broker_context.h"
 #include "fetch_handler.h"
+#include "init_producer_id_handler.h"
 #include "produce_handler.h"
 #include "protocol/api_versions_handler.h"
 #include "protocol/dispatcher.h"
@@ -29,6 +30,7 @@ class NativeHandlers {
   DeleteTopicsHandler delete_topics_;
   CommitOffsetsHandler commit_offsets_;
   FetchOffsetsHandler fetch_offsets_;
+  InitProducerIdHandler init_producer_id_;
 };
 
 }  // namespace spillway::broker

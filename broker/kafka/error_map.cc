@@ -42,6 +42,10 @@ int16_t kafka_error(ErrorCode code) noexcept {
       return e::kNotLeaderOrFollower;
     case ErrorCode::kConfig:
       return e::kInvalidConfig;
+    case ErrorCode::kOutOfOrderSequence:
+      return e::kOutOfOrderSequenceNumber;
+    case ErrorCode::kInvalidProducerEpoch:
+      return e::kInvalidProducerEpoch;
     case ErrorCode::kUnknown:
       break;
   }

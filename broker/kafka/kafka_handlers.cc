@@ -40,7 +40,8 @@ KafkaHandlers::KafkaHandlers(Dispatcher& dispatcher, KafkaContext& context)
       create_partitions_(context),
       list_groups_(context),
       describe_groups_(context),
-      delete_groups_(context) {
+      delete_groups_(context),
+      init_producer_id_(context) {
   using kafka::ApiKey;
   add(dispatcher, ApiKey::kApiVersions, &api_versions_, /*any_version=*/true);
   add(dispatcher, ApiKey::kMetadata, &metadata_);
@@ -60,6 +61,7 @@ KafkaHandlers::KafkaHandlers(Dispatcher& dispatcher, KafkaContext& context)
   add(dispatcher, ApiKey::kListGroups, &list_groups_);
   add(dispatcher, ApiKey::kDescribeGroups, &describe_groups_);
   add(dispatcher, ApiKey::kDeleteGroups, &delete_groups_);
+  add(dispatcher, ApiKey::kInitProducerId, &init_producer_id_);
 }
 
 }  // namespace spillway::broker::kafka_listener

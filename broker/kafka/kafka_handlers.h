@@ -10,6 +10,7 @@
 #include "describe_configs_handler.h"
 #include "fetch_handler.h"
 #include "group_handlers.h"
+#include "init_producer_id_handler.h"
 #include "kafka_context.h"
 #include "list_offsets_handler.h"
 #include "metadata_handler.h"
@@ -47,6 +48,7 @@ class KafkaHandlers {
   ListGroupsHandler list_groups_;
   DescribeGroupsHandler describe_groups_;
   DeleteGroupsHandler delete_groups_;
+  InitProducerIdHandler init_producer_id_;
 };
 
 }  // namespace spillway::broker::kafka_listener

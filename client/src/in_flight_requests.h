@@ -4,7 +4,7 @@
 // Owns: a fixed ring of `capacity` slots (max_in_flight), sized once and
 // never grown, so tracking requests allocates nothing. A slot names the
 // batches its Produce request carries (which stay owned by the
-// RecordAccumulator) or marks a Metadata request.
+// RecordAccumulator) or marks a Metadata or InitProducerId request.
 //
 // Invariants: requests are answered in the order they were sent (the
 // broker answers one connection's requests in order), so a response can
@@ -25,7 +25,7 @@
 
 namespace spillway::producer_internal {
 
-enum class RequestKind : uint8_t { kProduce, kMetadata };
+enum class RequestKind : uint8_t { kProduce, kMetadata, kInitProducerId };
 
 struct InFlight {
   int32_t correlation_id = 0;

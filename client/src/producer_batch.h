@@ -37,6 +37,12 @@ struct Batch {
   bool sealed = false;             // takes no more records
   Offset base_offset = kNoOffset;  // the outcome, once complete
   Status error;
+  // Idempotence: fixed when the batch is first drained for sending and
+  // kept for every retry, so the broker recognises a retry of a batch it
+  // already stored. -1 when the batch carries no producer id.
+  int64_t producer_id = -1;
+  int16_t producer_epoch = -1;
+  int32_t base_sequence = -1;
 };
 
 // Pushes `b` onto the list `*list` (newest first).

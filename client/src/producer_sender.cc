@@ -13,6 +13,7 @@
 #include "producer_staging.h"
 #include "spillway/common/messages/produce.h"
 #include "spillway/common/messages/produce_writer.h"
+#include "spillway/common/messages/producer_id.h"
 
 namespace spillway::producer_internal {
 
@@ -37,7 +38,9 @@ bool retriable(ErrorCode code) {
 }  // namespace
 
 Sender::Sender(Producer::Impl& producer)
-    : producer_(producer), in_flight_(static_cast<std::size_t>(producer.options.max_in_flight)) {}
+    : producer_(producer),
+      in_flight_(static_cast<std::size_t>(producer.options.max_in_flight)),
+      idempotent_(producer.options.enable_idempotence) {}
 
 void Sender::run() {
   Producer::Impl& p = producer_;
@@ -80,7 +83,24 @@ void Sender::run() {
     }
     Batch* to_send = nullptr;
     if (channel_.is_open() && !in_flight_.full()) {
-      if (p.metadata.request_due()) {
+      if (idempotent_ && producer_id_ < 0) {
+        // Nothing is produced before the producer id is known.
+        if (!producer_id_requested_) {
+          const int32_t id = channel_.next_correlation_id();
+          Status st =
+              wire::write_frame(request_, frame::ApiKey::kInitProducerId,
+                                messages::kInitProducerIdVersion, id, [](WriteBuffer& body) {
+                                  return messages::encode_init_producer_id_request({}, body);
+                                });
+          if (st.ok()) {
+            in_flight_.push(
+                {.correlation_id = id, .kind = RequestKind::kInitProducerId, .sent = now});
+            producer_id_requested_ = true;
+          } else {
+            request_.release();
+          }
+        }
+      } else if (p.metadata.request_due()) {
         // If it cannot be framed, its topics are asked again next round.
         const int32_t id = channel_.next_correlation_id();
         if (p.metadata.write_request(request_, id).ok()) {
@@ -92,6 +112,7 @@ void Sender::run() {
         const Linger linger = p.flushing > 0 || p.stop ? Linger::kSkip : Linger::kWait;
         to_send = p.accumulator.drain_ready(now, linger, kMaxRequestBytes);
         if (to_send) {
+          assign_sequences(to_send);
           in_flight_.push({.correlation_id = channel_.next_correlation_id(),
                            .kind = RequestKind::kProduce,
                            .batches = to_send,
@@ -138,6 +159,9 @@ void Sender::build_produce_request(Batch* batches, Batch** done) {
                                     }
                                     w.begin_partition(b->partition.value());
                                     SPILLWAY_RETURN_IF_ERROR(w.status());
+                                    bo.producer_id = b->producer_id;
+                                    bo.producer_epoch = b->producer_epoch;
+                                    bo.base_sequence = b->base_sequence;
                                     SPILLWAY_RETURN_IF_ERROR(builder_.start(out, bo));
                                     Status appended;
                                     for_each_entry(b->staging, [&](const Entry& e) {
@@ -203,6 +227,7 @@ void Sender::disconnect(Status why, Batch** done) {
   while (!in_flight_.empty()) {
     const InFlight f = in_flight_.pop_oldest();
     if (f.kind == RequestKind::kMetadata) producer_.metadata.request_lost();
+    if (f.kind == RequestKind::kInitProducerId) producer_id_requested_ = false;
     for (Batch* b = f.batches; b;) {
       Batch* next = b->next;
       producer_.accumulator.finished(b);
@@ -229,6 +254,10 @@ void Sender::handle_response(const wire::Response& response, Batch** done) {
   if (f.kind == RequestKind::kMetadata) {
     producer_.metadata.apply(std::move(request_error), response.body);
     producer_.cv.notify_all();
+    return;
+  }
+  if (f.kind == RequestKind::kInitProducerId) {
+    handle_producer_id(std::move(request_error), response.body);
     return;
   }
   Batch* b = f.batches;
@@ -269,6 +298,42 @@ void Sender::handle_response(const wire::Response& response, Batch** done) {
   }
 }
 
+void Sender::handle_producer_id(Status request_error, std::span<const std::byte> body) {
+  producer_id_requested_ = false;
+  Status st = std::move(request_error);
+  if (st.ok()) {
+    Result<messages::InitProducerIdResponse> r = messages::decode_init_producer_id_response(body);
+    if (r.ok() && r->producer_id >= 0 && r->producer_epoch >= 0) {
+      producer_id_ = r->producer_id;
+      producer_epoch_ = r->producer_epoch;
+      return;
+    }
+    st = r.ok() ? Status(ErrorCode::kCorruptMessage, "InitProducerId: no producer id") : r.status();
+  }
+  if (retriable(st.code())) return;  // asked again next round
+  // A broker that hands out no producer ids (one older than idempotence):
+  // the producer carries on at least once rather than not at all.
+  idempotent_ = false;
+}
+
+void Sender::assign_sequences(Batch* batches) {
+  if (!idempotent_) return;
+  for (Batch* b = batches; b; b = b->next) {
+    if (b->base_sequence >= 0) continue;  // a retry keeps its numbers
+    PartitionQueue& q = b->topic->queue(b->partition);
+    if (q.sequence_producer_id != producer_id_) {
+      q.sequence_producer_id = producer_id_;
+      q.next_sequence = 0;
+    }
+    b->producer_id = producer_id_;
+    b->producer_epoch = producer_epoch_;
+    b->base_sequence = q.next_sequence;
+    // Sequences wrap from INT32_MAX to 0, as the broker counts them.
+    const int64_t next = int64_t{q.next_sequence} + b->count;
+    q.next_sequence = static_cast<int32_t>(next > INT32_MAX ? next - INT32_MAX - 1 : next);
+  }
+}
+
 void Sender::complete(Batch* b, const Status& st, Offset base_offset, Batch** done) {
   const ProducerOptions& o = producer_.options;
   const Clock::time_point now = Clock::now();
@@ -281,6 +346,12 @@ void Sender::complete(Batch* b, const Status& st, Offset base_offset, Batch** do
   }
   b->error = st;  // copies (allocates) only on failure
   b->base_offset = base_offset;
+  if (!st.ok() && b->base_sequence >= 0 && b->producer_id == producer_id_) {
+    // Whether the broker stored it is unknown (or it refused it): the
+    // partition's next sequence cannot be known either, so later batches
+    // go out under a new producer id, numbered from 0.
+    producer_id_ = -1;
+  }
   push_front(done, b);
   // Everything queued for the partition was sent after `b`: no holes.
   if (!st.ok()) producer_.accumulator.fence(*b->topic, b->partition, st, done);

@@ -56,6 +56,11 @@ class Sender {
   void disconnect(Status why, Batch** done);
   // Under the mutex: the response to the oldest request.
   void handle_response(const wire::Response& response, Batch** done);
+  // Under the mutex: the answer to InitProducerId.
+  void handle_producer_id(Status request_error, std::span<const std::byte> body);
+  // Under the mutex: gives the drained batches without a sequence their
+  // producer id, epoch and partition's next sequence numbers.
+  void assign_sequences(Batch* batches);
   // Under the mutex: batch `b` (out of its queue) completed with `st`.
   void complete(Batch* b, const Status& st, Offset base_offset, Batch** done);
   // When the loop must next look at the queues. Under the mutex.
@@ -71,6 +76,13 @@ class Sender {
   Clock::time_point reconnect_at_{};
   WriteBuffer request_{std::span<std::byte>()};
   batch::BatchBuilder builder_;
+  // Idempotence (ProducerOptions::enable_idempotence), under the mutex:
+  // the producer id and epoch new batches get (-1 until InitProducerId
+  // answered; produce waits for it), and whether that request is out.
+  bool idempotent_;
+  int64_t producer_id_ = -1;
+  int16_t producer_epoch_ = -1;
+  bool producer_id_requested_ = false;
 };
 
 }  // namespace spillway::producer_internal

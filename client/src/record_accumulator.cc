@@ -81,6 +81,9 @@ Batch* RecordAccumulator::new_batch(TopicQueues& t, PartitionId partition, Clock
   b->sealed = false;
   b->base_offset = kNoOffset;
   b->error = Status::Ok();
+  b->producer_id = -1;
+  b->producer_epoch = -1;
+  b->base_sequence = -1;
   return b;
 }
 

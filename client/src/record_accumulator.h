@@ -49,6 +49,10 @@ struct PartitionQueue {
   bool in_flight = false;
   // Ok, or the failure that fenced the partition.
   Status fenced;
+  // Idempotence (the I/O thread, under the mutex): the producer id the
+  // partition's sequence numbers count under, and the next one to give.
+  int64_t sequence_producer_id = -1;
+  int32_t next_sequence = 0;
 };
 
 struct TopicQueues {

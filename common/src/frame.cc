@@ -30,6 +30,8 @@ const char* api_name(int16_t api_key) noexcept {
       return "CommitOffsets";
     case ApiKey::kFetchOffsets:
       return "FetchOffsets";
+    case ApiKey::kInitProducerId:
+      return "InitProducerId";
   }
   return nullptr;
 }

@@ -48,6 +48,10 @@ const char* error_code_name(ErrorCode code) noexcept {
       return "too_many_requests";
     case ErrorCode::kConfig:
       return "config";
+    case ErrorCode::kOutOfOrderSequence:
+      return "out_of_order_sequence";
+    case ErrorCode::kInvalidProducerEpoch:
+      return "invalid_producer_epoch";
   }
   return "unknown";
 }

@@ -28,7 +28,8 @@ Result<StoredBatch> HeaderWindow::at(uint64_t position, uint32_t max_batch_bytes
   }
   return StoredBatch{.base_offset = h->base_offset,
                      .last_offset = h->base_offset + h->last_offset_delta,
-                     .size = size};
+                     .size = size,
+                     .header = *h};
 }
 
 }  // namespace spillway::storage

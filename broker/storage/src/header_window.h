@@ -17,7 +17,8 @@ namespace spillway::storage {
 struct StoredBatch {
   int64_t base_offset;
   int64_t last_offset;
-  uint64_t size;  // total bytes, prefix included
+  uint64_t size;              // total bytes, prefix included
+  batch::BatchHeader header;  // as stored (producer id, epoch, sequence)
 };
 
 class HeaderWindow {

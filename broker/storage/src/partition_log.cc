@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "header_window.h"
 #include "log_markers.h"
 #include "spillway/common/record_batch.h"
 #include "spillway/storage/batch_check.h"
@@ -257,6 +258,24 @@ Result<FileSlice> PartitionLog::read(Offset from, uint64_t max_bytes) {
   slice.next_offset = Offset(range->next_offset);
   if (slice.length > 0) slice.file = seg.log_file();
   return slice;
+}
+
+Status PartitionLog::for_each_batch_header(
+    Offset from, const std::function<void(const batch::BatchHeader&)>& fn) {
+  if (corrupt()) return corrupt_error();
+  for (const std::unique_ptr<Segment>& seg : segments_) {
+    if (seg->next_offset() <= from.value()) continue;
+    uint64_t position =
+        seg->base_offset() < from.value() ? seg->index().lookup(from.value()).position : 0;
+    HeaderWindow window(*seg->log_file(), seg->size());
+    while (position < seg->size()) {
+      Result<StoredBatch> stored = window.at(position, config_.max_batch_bytes);
+      if (!stored.ok()) return stored.status();
+      if (stored->last_offset >= from.value()) fn(stored->header);
+      position += stored->size;
+    }
+  }
+  return Status::Ok();
 }
 
 FlushRequest PartitionLog::begin_flush() {

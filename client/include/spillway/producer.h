@@ -10,8 +10,8 @@
 // keeps at most `max_in_flight` requests outstanding on the connection and
 // at most ONE batch per partition in flight, so a retried batch is never
 // overtaken: per-partition order is send order even across retries and
-// reconnects (delivery is at-least-once: a batch whose response was lost is
-// sent again).
+// reconnects (a batch whose response was lost is sent again; with
+// enable_idempotence the broker stores it once, see below).
 //
 // Every send completes exactly once, with the partition and offset or an
 // error: on the I/O thread, or inside send() when send() fails the record
@@ -35,6 +35,19 @@
 // the broker) fences nothing; its callback runs inside send(). Delivery is
 // still at least once: a failed record may have been stored all the same
 // (its answer was lost), and re-sending it stores it again.
+//
+// Exactly once per partition (enable_idempotence, the default): the
+// producer gets a producer id from the broker (InitProducerId) and stamps
+// every batch with it and with per-partition sequence numbers; a retry
+// re-sends the same batch with the same numbers, which the broker answers
+// with the offsets it stored the batch at the first time instead of storing
+// it again, across broker restarts too. So within a producer's life a
+// record acknowledged is stored exactly once, in send order. A batch that
+// fails for good (the broker's OUT_OF_ORDER_SEQUENCE_NUMBER or
+// INVALID_PRODUCER_EPOCH included) fences its partition as above, and the
+// producer takes a new producer id for the batches after it, whose
+// numbering starts again. A broker that serves no InitProducerId gets
+// at-least-once delivery.
 //
 // Concurrency: send(), flush() and close() may be called from any thread.
 // Callbacks run on the I/O thread; they may call send() for a topic the
@@ -90,6 +103,11 @@ struct ProducerOptions {
   std::chrono::milliseconds connect_timeout{5'000};
   // Largest response frame accepted.
   uint32_t max_response_bytes = 16u << 20;
+  // Idempotence (as Kafka's enable.idempotence, on by default): the
+  // producer asks the broker for a producer id before its first produce
+  // and numbers each partition's batches, so a batch re-sent after a lost
+  // response is stored once. See "Exactly once per partition" above.
+  bool enable_idempotence = true;
 };
 
 // A record header: a string key and a byte value (Kafka's record headers).

@@ -33,6 +33,7 @@ enum class ApiKey : int16_t {
   kListOffsets = 6,
   kCommitOffsets = 7,
   kFetchOffsets = 8,
+  kInitProducerId = 9,
 };
 
 // "ApiVersions", "Produce", ... for a known key; nullptr otherwise.

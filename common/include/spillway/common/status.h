@@ -38,6 +38,10 @@ enum class ErrorCode : int16_t {
   kShuttingDown = 17,       // the broker or client is closing
   kTooManyRequests = 18,    // in-flight request limit per connection reached
   kConfig = 19,             // a configuration file or flag is invalid
+  // An idempotent producer's batch skips or repeats sequence numbers.
+  kOutOfOrderSequence = 20,
+  // A batch from a producer epoch that a newer one fenced.
+  kInvalidProducerEpoch = 21,
 };
 
 // Human-readable name of a code ("corrupt_message"); never null.

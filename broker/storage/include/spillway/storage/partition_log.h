@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "spillway/common/ids.h"
+#include "spillway/common/record_batch.h"
 #include "spillway/common/status.h"
 #include "spillway/storage/batch_check.h"
 #include "spillway/storage/file_system.h"
@@ -145,6 +146,14 @@ class PartitionLog {
   // from then on and records where, so the next open checks there.
   Result<FileSlice> read(Offset offset, uint64_t max_bytes);
 
+  // Calls fn(header) for the header of every stored batch whose last offset
+  // is >= `from`, in offset order, reading headers only (a 4 KiB window per
+  // pread, no batch bodies). What rebuilds the idempotent producers' state
+  // at start (broker/core/producer_state.h). kCorruptMessage when the log is
+  // corrupt or a header does not parse; I/O errors.
+  Status for_each_batch_header(Offset from,
+                               const std::function<void(const batch::BatchHeader&)>& fn);
+
   // Group commit primitives (see the file comment). begin_flush/finish_flush
   // on the owner; run_flush anywhere. A failed flush makes the log read-only.
   FlushRequest begin_flush();
@@ -214,6 +223,9 @@ class PartitionLog {
   std::size_t segment_count() const { return segments_.size(); }
   const LogConfig& config() const { return config_; }
   const std::string& dir() const { return dir_; }
+  // The file system the log was opened on (for files the broker keeps
+  // beside it, such as the producer state snapshot).
+  FileSystem& file_system() const { return fs_; }
 
  private:
   PartitionLog(FileSystem& fs, std::string dir, LogConfig config, Clock clock);

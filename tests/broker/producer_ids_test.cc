@@ -1,0 +1,69 @@
+// ProducerIds over the in-memory file system: blocks recorded before their
+// ids are handed out, a restart starting after the recorded block, a failed
+// write handing out nothing, and a damaged file refused.
+#include "core/producer_ids.h"
+
+#include <gtest/gtest.h>
+
+#include "memory_file_system.h"
+
+namespace spillway::broker {
+namespace {
+
+using storage::testing::MemoryFileSystem;
+
+constexpr char kDataDir[] = "/data";
+
+std::unique_ptr<ProducerIds> open(MemoryFileSystem& fs) {
+  EXPECT_TRUE(fs.create_dirs(kDataDir).ok());
+  auto ids = ProducerIds::open(fs, kDataDir);
+  EXPECT_TRUE(ids.ok()) << ids.status().to_string();
+  return ids.ok() ? std::move(*ids) : nullptr;
+}
+
+TEST(ProducerIdsTest, IdsAreReservedInBlocksAndNeverReusedAfterARestart) {
+  MemoryFileSystem fs;
+  auto ids = open(fs);
+  for (int64_t i = 0; i < ProducerIds::kBlockSize + 2; ++i) {
+    Result<int64_t> id = ids->allocate();
+    ASSERT_TRUE(id.ok());
+    EXPECT_EQ(*id, i);
+  }
+  Result<std::string> recorded = fs.read_file("/data/producer_ids");
+  ASSERT_TRUE(recorded.ok());
+  EXPECT_EQ(*recorded, std::to_string(2 * ProducerIds::kBlockSize) + "\n");
+  // A crash (or a clean stop) here: the next start begins after the block.
+  ids = open(fs);
+  Result<int64_t> next = ids->allocate();
+  ASSERT_TRUE(next.ok());
+  EXPECT_EQ(*next, 2 * ProducerIds::kBlockSize);
+}
+
+TEST(ProducerIdsTest, AReservationThatCannotBeWrittenHandsOutNothing) {
+  MemoryFileSystem fs;
+  auto ids = open(fs);
+  fs.faults().fail_renames = true;
+  EXPECT_FALSE(ids->allocate().ok());
+  fs.faults().fail_renames = false;
+  Result<int64_t> id = ids->allocate();
+  ASSERT_TRUE(id.ok());
+  EXPECT_EQ(*id, 0);
+}
+
+TEST(ProducerIdsTest, AFileWithoutANumberIsRefused) {
+  MemoryFileSystem fs;
+  ASSERT_TRUE(fs.create_dirs(kDataDir).ok());
+  for (const char* text : {"", "abc\n", "-5\n", "12x\n"}) {
+    const std::string s(text);
+    fs.set_contents(
+        "/data/producer_ids",
+        std::vector<std::byte>(reinterpret_cast<const std::byte*>(s.data()),
+                               reinterpret_cast<const std::byte*>(s.data()) + s.size()));
+    auto ids = ProducerIds::open(fs, kDataDir);
+    ASSERT_FALSE(ids.ok()) << text;
+    EXPECT_EQ(ids.status().code(), ErrorCode::kCorruptMessage);
+  }
+}
+
+}  // namespace
+}  // namespace spillway::broker
