@@ -187,12 +187,14 @@ void Partition::append(std::span<std::byte> batch, std::byte* rented, AckAfter a
     deliver(reply, std::move(r));
     return;
   }
-  if (header.ok()) {
+  if (header.ok() && header->producer_id != ProducerStateTable::kNoProducerId) {
     producers_.record(*header, appended->base_offset, appended->last_offset, wall_clock_ms());
   }
   if (log_->segment_count() != segments) {  // it rolled
     check_sealed_segments();
-    // The next start replays the log from here on, not from the last snapshot.
+    // The next start replays the log from here on, not from the last
+    // snapshot. Written here, on the owner: a small file, once a segment
+    // (a write on the sync thread could land after close()'s newer one).
     if (producers_.size() > 0) write_producer_snapshot();
   }
   // A running total (summing the segments is O(segments)); tick() and
