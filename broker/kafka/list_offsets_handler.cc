@@ -81,8 +81,8 @@ void entry_done(ListOffsetsState& st) {
 // The first record at or after `target` in the batch at `position` of
 // `file` whose header is `header` (its max timestamp is >= target): its
 // offset and timestamp. Decodes the batch (a compressed one decompressed
-// into a pooled buffer); when it cannot (no buffer, a read error), answers the batch's base offset, which is at or before the exact one, so
-// a consumer seeking there misses nothing.
+// into a pooled buffer); when it cannot (no buffer, a read error), answers the batch's base offset,
+// which is at or before the exact one, so a consumer seeking there misses nothing.
 void find_in_batch(storage::File& file, uint64_t position, const batch::BatchHeader& header,
                    int64_t target, ListOffsetsState::Entry& e) {
   e.offset = header.base_offset;
