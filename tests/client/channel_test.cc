@@ -121,6 +121,8 @@ TEST(Channel, ASilentBrokerTimesOutAndTheChannelCloses) {
   ScriptedBroker broker(
       [&](int fd) {
         read_request(fd);
+        // Holds the connection open, unanswered, until the test is done with
+        // it; the test waits for the client's timeout, never for this loop.
         while (!release.load()) std::this_thread::sleep_for(milliseconds(5));
       },
       1);

@@ -9,6 +9,7 @@
 
 #include "broker_process.h"
 #include "broker_wire_client.h"
+#include "steady_state_allocations.h"
 
 namespace spillway::testing {
 namespace {
@@ -79,24 +80,8 @@ class BrokerAllocations : public ::testing::Test {
 };
 
 TEST_F(BrokerAllocations, SteadyStateProduceAndFetchDoNotAllocatePerMessage) {
-  workload(6'000);  // warm-up: pools, vectors, asio's handler caches
-  const int64_t start = allocations();
-  if (start == -1) GTEST_SKIP() << "broker built without SPILLWAY_COUNT_ALLOCATIONS";
-  ASSERT_GE(start, 0);
-  workload(20'000);
-  const int64_t after_small = allocations();
-  workload(40'000);
-  const int64_t after_large = allocations();
-  const int64_t small = after_small - start, large = after_large - after_small;
-  std::printf("broker heap allocations: %lld for 20000 messages, %lld for 40000 messages\n",
-              static_cast<long long>(small), static_cast<long long>(large));
-  // A constant: the scrapes themselves (an HTTP response string) and
-  // occasional segment rolls or asio cache misses; never per message or
-  // per request (20000 messages are 200 produce requests).
-  EXPECT_LT(small, 100);
-  EXPECT_LT(large, 100);
-  // Twice the messages, not (close to) twice the allocations.
-  EXPECT_LT(large, small + 50);
+  expect_no_allocations_per_message([this](int n) { workload(n); },
+                                    [this] { return allocations(); }, "native", 6'000);
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include "spillway/common/kafka/error_codes.h"
 #include "spillway/common/kafka/fetch.h"
 #include "spillway/common/kafka/produce.h"
+#include "steady_state_allocations.h"
 
 namespace spillway::testing {
 namespace {
@@ -140,23 +141,8 @@ class KafkaAllocations : public ::testing::Test {
 };
 
 TEST_F(KafkaAllocations, SteadyStateProduceAndFetchDoNotAllocatePerMessage) {
-  ASSERT_NO_FATAL_FAILURE(workload(8'000));  // warm-up: pools, vectors, asio's handler caches
-  const int64_t start = allocations();
-  if (start == -1) GTEST_SKIP() << "broker built without SPILLWAY_COUNT_ALLOCATIONS";
-  ASSERT_GE(start, 0);
-  ASSERT_NO_FATAL_FAILURE(workload(20'000));
-  const int64_t after_small = allocations();
-  ASSERT_NO_FATAL_FAILURE(workload(40'000));
-  const int64_t after_large = allocations();
-  const int64_t small = after_small - start, large = after_large - after_small;
-  std::printf("broker heap allocations (Kafka): %lld for 20000 messages, %lld for 40000\n",
-              static_cast<long long>(small), static_cast<long long>(large));
-  // A constant: the scrapes themselves and occasional segment rolls or
-  // asio cache misses; never per message or per request (20000 messages
-  // are 200 produce requests).
-  EXPECT_LT(small, 100);
-  EXPECT_LT(large, 100);
-  EXPECT_LT(large, small + 50);
+  expect_no_allocations_per_message([this](int n) { workload(n); },
+                                    [this] { return allocations(); }, "Kafka", 8'000);
 }
 
 }  // namespace
