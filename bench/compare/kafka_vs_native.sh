@@ -10,6 +10,14 @@
 #   RELEASE=build/x SKIP_BUILD=1 bench/compare/kafka_vs_native.sh   # existing build
 #   PARTITIONS=4 KEYED=1 bench/compare/kafka_vs_native.sh   # keyed librdkafka records
 #     (`spillway perf` has no keys: its records stay keyless)
+#   RDKAFKA_CONSUME=poll bench/compare/kafka_vs_native.sh   # one message per call
+#
+# The librdkafka consumer reads with rd_kafka_consume_batch_queue (up to
+# 1000 messages a call) by default: `spillway perf consume` gets up to 2000
+# records from each Consumer::poll(), so the batch call is the like-for-like
+# one. With RDKAFKA_CONSUME=poll it calls rd_kafka_consumer_poll once per
+# message, as most applications do; that costs librdkafka about twice the
+# CPU per record (futex wake-ups between its fetcher and the caller).
 #
 # What it does:
 #  1. builds spillway-broker and spillway in $RELEASE (unless SKIP_BUILD=1)
@@ -160,7 +168,10 @@ rdkafka_run() {  # rdkafka_run produce|consume ARGS...
 native_produce() { spillway_run produce --topic "$1" --size "$2" --duration "$3" --acks leader --linger-ms 5; }
 native_consume() { spillway_run consume --topic "$1"; }
 kafka_produce() { rdkafka_run produce "$1" "$2" "$3" "${keyed_arg[@]}"; }
-kafka_consume() { rdkafka_run consume "$1" "$2"; }
+RDKAFKA_CONSUME=${RDKAFKA_CONSUME:-batch}
+consume_mode=()
+[[ $RDKAFKA_CONSUME == batch ]] && consume_mode=(batch)
+kafka_consume() { rdkafka_run consume "$1" "$2" "${consume_mode[@]}"; }
 
 run_protocol() {  # run_protocol native|kafka SIZE ROUND
   local proto=$1 size=$2 round=$3 topic op
@@ -254,7 +265,8 @@ lc_load=$(cut -d' ' -f1-3 /proc/loadavg)
 echo
 echo "Kafka port (librdkafka $(pkg-config --modversion rdkafka)) vs native port (spillway perf), one broker,"
 echo "medians of $REPEATS runs of $SECS s, $PARTITIONS partition(s), $( ((KEYED)) && echo keyed || echo keyless) records," \
-  "acks=1/leader, linger 5 ms; $(nproc) cores, load average $lc_load at the end"
+  "acks=1/leader, linger 5 ms, librdkafka consumes with $( [[ $RDKAFKA_CONSUME == batch ]] && echo rd_kafka_consume_batch_queue || echo rd_kafka_consumer_poll);" \
+  "$(nproc) cores, load average $lc_load at the end"
 echo
 printf '%-16s %11s %8s %11s %8s %9s   %s\n' "" "Kafka" "" "native" "" "" "broker CPU ns/record   client CPU ns/record"
 printf '%-16s %11s %8s %11s %8s %9s   %7s %7s   %7s %7s\n' "workload" "msg/s" "MB/s" "msg/s" "MB/s" \
