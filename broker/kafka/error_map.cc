@@ -46,6 +46,26 @@ int16_t kafka_error(ErrorCode code) noexcept {
       return e::kOutOfOrderSequenceNumber;
     case ErrorCode::kInvalidProducerEpoch:
       return e::kInvalidProducerEpoch;
+    case ErrorCode::kUnknownMember:
+      return e::kUnknownMemberId;
+    case ErrorCode::kIllegalGeneration:
+      return e::kIllegalGeneration;
+    case ErrorCode::kRebalanceInProgress:
+      return e::kRebalanceInProgress;
+    case ErrorCode::kMemberIdRequired:
+      return e::kMemberIdRequired;
+    case ErrorCode::kFencedInstanceId:
+      return e::kFencedInstanceId;
+    case ErrorCode::kInconsistentGroupProtocol:
+      return e::kInconsistentGroupProtocol;
+    case ErrorCode::kGroupNotEmpty:
+      return e::kNonEmptyGroup;
+    case ErrorCode::kUnknownGroup:
+      return e::kGroupIdNotFound;
+    case ErrorCode::kInvalidSessionTimeout:
+      return e::kInvalidSessionTimeout;
+    case ErrorCode::kGroupFull:
+      return e::kGroupMaxSizeReached;
     case ErrorCode::kUnknown:
       break;
   }

@@ -52,6 +52,26 @@ const char* error_code_name(ErrorCode code) noexcept {
       return "out_of_order_sequence";
     case ErrorCode::kInvalidProducerEpoch:
       return "invalid_producer_epoch";
+    case ErrorCode::kUnknownMember:
+      return "unknown_member";
+    case ErrorCode::kIllegalGeneration:
+      return "illegal_generation";
+    case ErrorCode::kRebalanceInProgress:
+      return "rebalance_in_progress";
+    case ErrorCode::kMemberIdRequired:
+      return "member_id_required";
+    case ErrorCode::kFencedInstanceId:
+      return "fenced_instance_id";
+    case ErrorCode::kInconsistentGroupProtocol:
+      return "inconsistent_group_protocol";
+    case ErrorCode::kGroupNotEmpty:
+      return "group_not_empty";
+    case ErrorCode::kUnknownGroup:
+      return "unknown_group";
+    case ErrorCode::kInvalidSessionTimeout:
+      return "invalid_session_timeout";
+    case ErrorCode::kGroupFull:
+      return "group_full";
   }
   return "unknown";
 }

@@ -42,6 +42,17 @@ enum class ErrorCode : int16_t {
   kOutOfOrderSequence = 20,
   // A batch from a producer epoch that a newer one fenced.
   kInvalidProducerEpoch = 21,
+  // Consumer groups (broker/groups/group_coordinator.h).
+  kUnknownMember = 22,              // a member id the group does not have
+  kIllegalGeneration = 23,          // a generation other than the group's current one
+  kRebalanceInProgress = 24,        // the group is rebalancing: rejoin
+  kMemberIdRequired = 25,           // a first join: rejoin with the member id given
+  kFencedInstanceId = 26,           // a static instance id now held by a newer member
+  kInconsistentGroupProtocol = 27,  // protocol type or assignors shared with no member
+  kGroupNotEmpty = 28,              // delete or offset reset of a group with members
+  kUnknownGroup = 29,               // a group the broker has neither members nor offsets for
+  kInvalidSessionTimeout = 30,      // outside the broker's session timeout bounds
+  kGroupFull = 31,                  // the group's member limit is reached
 };
 
 // Human-readable name of a code ("corrupt_message"); never null.
