@@ -32,6 +32,20 @@ const char* api_name(int16_t api_key) noexcept {
       return "FetchOffsets";
     case ApiKey::kInitProducerId:
       return "InitProducerId";
+    case ApiKey::kJoinGroup:
+      return "JoinGroup";
+    case ApiKey::kSyncGroup:
+      return "SyncGroup";
+    case ApiKey::kHeartbeat:
+      return "Heartbeat";
+    case ApiKey::kLeaveGroup:
+      return "LeaveGroup";
+    case ApiKey::kListGroups:
+      return "ListGroups";
+    case ApiKey::kDescribeGroups:
+      return "DescribeGroups";
+    case ApiKey::kDeleteGroups:
+      return "DeleteGroups";
   }
   return nullptr;
 }

@@ -34,6 +34,15 @@ enum class ApiKey : int16_t {
   kCommitOffsets = 7,
   kFetchOffsets = 8,
   kInitProducerId = 9,
+  // Consumer groups: membership (Kafka's classic group protocol) ...
+  kJoinGroup = 10,
+  kSyncGroup = 11,
+  kHeartbeat = 12,
+  kLeaveGroup = 13,
+  // ... and administration.
+  kListGroups = 14,
+  kDescribeGroups = 15,
+  kDeleteGroups = 16,
 };
 
 // "ApiVersions", "Produce", ... for a known key; nullptr otherwise.
