@@ -78,6 +78,9 @@ void add_produce_command(CLI::App& app, int* exit_code);
 // `spillway consume TOPIC`: prints messages, one value per line.
 void add_consume_command(CLI::App& app, int* exit_code);
 
+// `spillway group list|describe|reset-offsets|delete`.
+void add_group_command(CLI::App& app, int* exit_code);
+
 // `spillway perf produce|consume|e2e`: load tests; see client/cli/perf_command.cc.
 void add_perf_command(CLI::App& app, int* exit_code);
 

@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   spillway::cli::add_topic_command(app, &exit_code);
   spillway::cli::add_produce_command(app, &exit_code);
   spillway::cli::add_consume_command(app, &exit_code);
+  spillway::cli::add_group_command(app, &exit_code);
   spillway::cli::add_perf_command(app, &exit_code);
   spillway::cli::check_broker_options(app);
   try {

@@ -1,5 +1,6 @@
-// Administrative calls on one broker: ApiVersions/ping and topic
-// management (create, delete, list, describe).
+// Administrative calls on one broker: ApiVersions/ping, topic management
+// (create, delete, list, describe) and consumer group administration (list,
+// describe with lag, delete, offset reset).
 #pragma once
 
 #include <chrono>
@@ -10,6 +11,7 @@
 #include "spillway/common/api_versions.h"
 #include "spillway/common/status.h"
 #include "spillway/connection.h"
+#include "spillway/group_description.h"
 #include "spillway/topic_description.h"
 
 namespace spillway {
@@ -53,6 +55,27 @@ class Admin {
   Result<std::vector<TopicDescription>> list_topics();
   // One topic. Error: kUnknownTopic.
   Result<TopicDescription> describe_topic(std::string_view name);
+
+  // Every consumer group the broker knows (with members or committed
+  // offsets), by name.
+  Result<std::vector<GroupListing>> list_groups();
+  // A group's state and members, and per partition it has committed or
+  // has assigned: the committed offset, the log end offset and the lag.
+  // Three round trips (DescribeGroups, Metadata, FetchOffsets). Error:
+  // kUnknownGroup.
+  Result<GroupDescription> describe_group(std::string_view group);
+  // Deletes a group without members and its committed offsets. Errors:
+  // kGroupNotEmpty, kUnknownGroup.
+  Status delete_group(std::string_view group);
+  // Commits new offsets for every partition of `topic` for `group`, which
+  // must have no members: kGroupNotEmpty names them otherwise (and the
+  // broker refuses such a commit itself, should a member join meanwhile).
+  // Offsets outside a partition's log are moved to its nearest end, as
+  // Kafka's tool does. Errors:
+  // kGroupNotEmpty, kUnknownTopic, the commit's.
+  Result<std::vector<OffsetResetResult>> reset_offsets(std::string_view group,
+                                                       std::string_view topic,
+                                                       const OffsetResetSpec& spec);
 
   Connection& connection() noexcept { return connection_; }
 

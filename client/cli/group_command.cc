@@ -1,0 +1,194 @@
+// `spillway group list|describe|reset-offsets|delete`: consumer group
+// administration through spillway::Admin.
+#include <cinttypes>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "commands.h"
+#include "spillway/admin.h"
+
+namespace spillway::cli {
+
+namespace {
+
+struct GroupCommandOptions {
+  std::string broker = kDefaultBroker;
+  std::string group;
+  std::string topic;
+  bool to_earliest = false;
+  bool to_latest = false;
+  int64_t to_offset = -1;
+  int timeout_ms = 10'000;
+};
+
+Result<Admin> connect(const GroupCommandOptions& o) {
+  return Admin::connect(o.broker, cli_connection_options(o.timeout_ms));
+}
+
+int fail(const char* what, const Status& st) {
+  std::fprintf(stderr, "spillway group %s: %s\n", what, std::string(st.message()).c_str());
+  return 1;
+}
+
+// "-" for an offset or lag that is not known.
+std::string number_or_dash(int64_t v) {
+  return v < 0 ? std::string("-") : std::to_string(v);
+}
+
+// A text table: columns as wide as their widest cell, two spaces apart.
+class Table {
+ public:
+  explicit Table(std::vector<std::string> header) { rows_.push_back(std::move(header)); }
+  void add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+  void print() const {
+    std::vector<size_t> width;
+    for (const auto& row : rows_) {
+      width.resize(std::max(width.size(), row.size()));
+      for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+    }
+    for (const auto& row : rows_) {
+      std::string line;
+      for (size_t i = 0; i < row.size(); ++i) {
+        line += row[i];
+        if (i + 1 < row.size()) line.append(width[i] - row[i].size() + 2, ' ');
+      }
+      std::printf("%s\n", line.c_str());
+    }
+  }
+
+ private:
+  std::vector<std::vector<std::string>> rows_;
+};
+
+int run_list(const GroupCommandOptions& o) {
+  Result<Admin> admin = connect(o);
+  if (!admin.ok()) return fail("list", admin.status());
+  Result<std::vector<GroupListing>> groups = admin->list_groups();
+  if (!groups.ok()) return fail("list", groups.status());
+  Table table({"GROUP", "STATE", "PROTOCOL-TYPE"});
+  for (const GroupListing& g : *groups) {
+    table.add({g.group, g.state, g.protocol_type.empty() ? "-" : g.protocol_type});
+  }
+  table.print();
+  return 0;
+}
+
+std::string assignment_text(const GroupMember& m) {
+  std::string out;
+  for (const GroupTopicPartitions& tp : m.assignment) {
+    if (!out.empty()) out += " ";
+    out += tp.topic + ":";
+    for (size_t i = 0; i < tp.partitions.size(); ++i) {
+      out += (i == 0 ? "" : ",") + std::to_string(tp.partitions[i]);
+    }
+  }
+  return out.empty() ? "-" : out;
+}
+
+int run_describe(const GroupCommandOptions& o) {
+  Result<Admin> admin = connect(o);
+  if (!admin.ok()) return fail("describe", admin.status());
+  Result<GroupDescription> d = admin->describe_group(o.group);
+  if (!d.ok()) return fail("describe", d.status());
+  std::printf("group %s: state %s, protocol %s, generation %d, %zu member%s\n", d->group.c_str(),
+              d->state.c_str(), d->protocol.empty() ? "-" : d->protocol.c_str(), d->generation,
+              d->members.size(), d->members.size() == 1 ? "" : "s");
+  if (!d->members.empty()) {
+    std::printf("\n");
+    Table members({"MEMBER", "INSTANCE", "CLIENT", "HOST", "ASSIGNMENT"});
+    for (const GroupMember& m : d->members) {
+      members.add({m.member_id, m.group_instance_id.value_or("-"), m.client_id, m.client_host,
+                   assignment_text(m)});
+    }
+    members.print();
+  }
+  if (!d->partitions.empty()) {
+    std::printf("\n");
+    Table partitions({"TOPIC", "PARTITION", "MEMBER", "CLIENT", "COMMITTED", "LOG-END", "LAG"});
+    for (const GroupPartitionLag& p : d->partitions) {
+      partitions.add({p.topic, std::to_string(p.partition), p.member_id.empty() ? "-" : p.member_id,
+                      p.client_id.empty() ? "-" : p.client_id, number_or_dash(p.committed),
+                      std::to_string(p.log_end_offset), number_or_dash(p.lag)});
+    }
+    partitions.print();
+  }
+  return 0;
+}
+
+int run_reset(const GroupCommandOptions& o) {
+  OffsetResetSpec spec;
+  if (o.to_earliest) {
+    spec = OffsetResetSpec::earliest();
+  } else if (o.to_latest) {
+    spec = OffsetResetSpec::latest();
+  } else {
+    spec = OffsetResetSpec::to_offset(o.to_offset);
+  }
+  Result<Admin> admin = connect(o);
+  if (!admin.ok()) return fail("reset-offsets", admin.status());
+  Result<std::vector<OffsetResetResult>> reset = admin->reset_offsets(o.group, o.topic, spec);
+  if (!reset.ok()) return fail("reset-offsets", reset.status());
+  std::printf("group %s, topic %s: offsets reset\n", o.group.c_str(), o.topic.c_str());
+  for (const OffsetResetResult& r : *reset) {
+    std::printf("  partition %d: %s -> %" PRId64 "\n", r.partition,
+                number_or_dash(r.old_offset).c_str(), r.new_offset);
+  }
+  return 0;
+}
+
+int run_delete(const GroupCommandOptions& o) {
+  Result<Admin> admin = connect(o);
+  if (!admin.ok()) return fail("delete", admin.status());
+  if (Status st = admin->delete_group(o.group); !st.ok()) return fail("delete", st);
+  std::printf("deleted group %s\n", o.group.c_str());
+  return 0;
+}
+
+void add_common(CLI::App* cmd, GroupCommandOptions* o) {
+  cmd->add_option("-b,--broker", o->broker, "broker address HOST:PORT")->capture_default_str();
+  cmd->add_option("--timeout-ms", o->timeout_ms, "connect and response timeout")
+      ->check(CLI::Range(1, 3'600'000))
+      ->capture_default_str();
+}
+
+}  // namespace
+
+void add_group_command(CLI::App& app, int* exit_code) {
+  auto o = std::make_shared<GroupCommandOptions>();
+  CLI::App* group =
+      app.add_subcommand("group", "List, describe, delete consumer groups and reset their offsets");
+  group->require_subcommand(1);
+
+  CLI::App* list = group->add_subcommand("list", "Print every group with its state");
+  add_common(list, o.get());
+  list->callback([o, exit_code] { *exit_code = run_list(*o); });
+
+  CLI::App* describe = group->add_subcommand(
+      "describe", "Print a group's members and, per partition, its committed offset and lag");
+  describe->add_option("group", o->group, "group name")->required();
+  add_common(describe, o.get());
+  describe->callback([o, exit_code] { *exit_code = run_describe(*o); });
+
+  CLI::App* reset = group->add_subcommand(
+      "reset-offsets", "Set a group's committed offsets for a topic (the group must be empty)");
+  reset->add_option("group", o->group, "group name")->required();
+  reset->add_option("-t,--topic", o->topic, "topic whose partitions are reset")->required();
+  // Exactly one target: none or two is a usage error (exit 2).
+  CLI::Option_group* target = reset->add_option_group("target", "where the offsets go");
+  target->add_flag("--to-earliest", o->to_earliest, "to each partition's log start");
+  target->add_flag("--to-latest", o->to_latest, "to each partition's log end");
+  target->add_option("--to-offset", o->to_offset, "to this offset (kept inside each log)")
+      ->check(CLI::NonNegativeNumber);
+  target->require_option(1);
+  add_common(reset, o.get());
+  reset->callback([o, exit_code] { *exit_code = run_reset(*o); });
+
+  CLI::App* del = group->add_subcommand("delete", "Delete a group without members and its offsets");
+  del->add_option("group", o->group, "group name")->required();
+  add_common(del, o.get());
+  del->callback([o, exit_code] { *exit_code = run_delete(*o); });
+}
+
+}  // namespace spillway::cli
