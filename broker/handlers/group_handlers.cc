@@ -27,8 +27,7 @@ std::vector<std::byte> owned(std::span<const std::byte> b) {
 }  // namespace
 
 void JoinGroupHandler::handle(Exchange& exchange) {
-  Result<messages::JoinGroupRequest> request =
-      messages::decode_join_group_request(exchange.body());
+  Result<messages::JoinGroupRequest> request = messages::decode_join_group_request(exchange.body());
   if (!request.ok()) {
     exchange.finish(request.status());
     return;
@@ -61,27 +60,25 @@ void JoinGroupHandler::handle(Exchange& exchange) {
         std::vector<messages::JoinGroupMember> members;
         members.reserve(result.members.size());
         for (const groups::JoinMember& m : result.members) {
-          members.push_back({.member_id = m.member_id,
-                             .group_instance_id = m.group_instance_id
-                                                      ? std::optional<std::string_view>(
-                                                            *m.group_instance_id)
-                                                      : std::nullopt,
-                             .metadata = m.metadata});
+          members.push_back(
+              {.member_id = m.member_id,
+               .group_instance_id = m.group_instance_id
+                                        ? std::optional<std::string_view>(*m.group_instance_id)
+                                        : std::nullopt,
+               .metadata = m.metadata});
         }
-        ex->finish(messages::encode_join_group_response(
-            {.generation_id = result.generation,
-             .protocol_type = result.protocol_type,
-             .protocol_name = result.protocol_name,
-             .leader_id = result.leader_id,
-             .member_id = result.member_id,
-             .members = members},
-            ex->out()));
+        ex->finish(messages::encode_join_group_response({.generation_id = result.generation,
+                                                         .protocol_type = result.protocol_type,
+                                                         .protocol_name = result.protocol_name,
+                                                         .leader_id = result.leader_id,
+                                                         .member_id = result.member_id,
+                                                         .members = members},
+                                                        ex->out()));
       });
 }
 
 void SyncGroupHandler::handle(Exchange& exchange) {
-  Result<messages::SyncGroupRequest> request =
-      messages::decode_sync_group_request(exchange.body());
+  Result<messages::SyncGroupRequest> request = messages::decode_sync_group_request(exchange.body());
   if (!request.ok()) {
     exchange.finish(request.status());
     return;
@@ -114,8 +111,7 @@ void SyncGroupHandler::handle(Exchange& exchange) {
 }
 
 void HeartbeatHandler::handle(Exchange& exchange) {
-  Result<messages::HeartbeatRequest> request =
-      messages::decode_heartbeat_request(exchange.body());
+  Result<messages::HeartbeatRequest> request = messages::decode_heartbeat_request(exchange.body());
   if (!request.ok()) {
     exchange.finish(request.status());
     return;

@@ -55,8 +55,9 @@ TEST(GroupCodecs, JoinGroupRoundTrip) {
   const auto ps = collect(got->protocols);
   ASSERT_EQ(ps.size(), 2u);
   EXPECT_EQ(ps[1].name, "range");
-  EXPECT_EQ(std::string(reinterpret_cast<const char*>(ps[1].metadata.data()), ps[1].metadata.size()),
-            "meta-b");
+  EXPECT_EQ(
+      std::string(reinterpret_cast<const char*>(ps[1].metadata.data()), ps[1].metadata.size()),
+      "meta-b");
 
   const std::array<JoinGroupMember, 1> members = {
       JoinGroupMember{"m-1", std::string_view("static-1"), as_bytes("x")}};
@@ -77,8 +78,8 @@ TEST(GroupCodecs, JoinGroupRoundTrip) {
 }
 
 TEST(GroupCodecs, SyncHeartbeatLeaveRoundTrip) {
-  const std::array<SyncGroupAssignment, 2> assignments = {
-      SyncGroupAssignment{"a", as_bytes("1")}, SyncGroupAssignment{"b", as_bytes("22")}};
+  const std::array<SyncGroupAssignment, 2> assignments = {SyncGroupAssignment{"a", as_bytes("1")},
+                                                          SyncGroupAssignment{"b", as_bytes("22")}};
   SyncGroupRequest sync{.group_id = "g",
                         .member_id = "a",
                         .generation_id = 3,
@@ -90,23 +91,24 @@ TEST(GroupCodecs, SyncHeartbeatLeaveRoundTrip) {
   EXPECT_EQ(s->generation_id, 3);
   EXPECT_EQ(collect(s->assignments)[1].assignment.size(), 2u);
 
-  SyncGroupResponse sresp{.protocol_type = "consumer", .protocol_name = "range",
-                          .assignment = as_bytes("abc")};
+  SyncGroupResponse sresp{
+      .protocol_type = "consumer", .protocol_name = "range", .assignment = as_bytes("abc")};
   const auto sr_body = encode([&](WriteBuffer& b) { return encode_sync_group_response(sresp, b); });
   auto sr = decode_sync_group_response(sr_body);
   ASSERT_TRUE(sr.ok());
   EXPECT_EQ(sr->assignment.size(), 3u);
 
-  HeartbeatRequest hb{.group_id = "g", .member_id = "a", .generation_id = 7,
-                      .group_instance_id = std::nullopt};
+  HeartbeatRequest hb{
+      .group_id = "g", .member_id = "a", .generation_id = 7, .group_instance_id = std::nullopt};
   const auto h_body = encode([&](WriteBuffer& b) { return encode_heartbeat_request(hb, b); });
   auto h = decode_heartbeat_request(h_body);
   ASSERT_TRUE(h.ok());
   EXPECT_EQ(h->generation_id, 7);
 
   const std::array<LeaveGroupMember, 1> leaving = {LeaveGroupMember{"a", std::nullopt}};
-  const auto l_body =
-      encode([&](WriteBuffer& b) { return encode_leave_group_request({"g", leaving}, b); });
+  const auto l_body = encode([&](WriteBuffer& b) {
+    return encode_leave_group_request({"g", leaving}, b);
+  });
   auto l = decode_leave_group_request(l_body);
   ASSERT_TRUE(l.ok());
   EXPECT_EQ(collect(l->members)[0].member_id, "a");
@@ -120,8 +122,8 @@ TEST(GroupCodecs, SyncHeartbeatLeaveRoundTrip) {
 }
 
 TEST(GroupCodecs, TruncatedLyingAndTrailingBodiesAreRejected) {
-  HeartbeatRequest hb{.group_id = "g", .member_id = "a", .generation_id = 7,
-                      .group_instance_id = std::nullopt};
+  HeartbeatRequest hb{
+      .group_id = "g", .member_id = "a", .generation_id = 7, .group_instance_id = std::nullopt};
   auto body = encode([&](WriteBuffer& b) { return encode_heartbeat_request(hb, b); });
   for (size_t n = 0; n < body.size(); ++n) {
     EXPECT_FALSE(decode_heartbeat_request(std::span(body).first(n)).ok()) << n;
@@ -129,14 +131,13 @@ TEST(GroupCodecs, TruncatedLyingAndTrailingBodiesAreRejected) {
   body.push_back(std::byte{0});
   EXPECT_EQ(decode_heartbeat_request(body).status().code(), ErrorCode::kCorruptMessage);
   // A protocol count far above the bytes left.
-  std::vector<std::byte> lying = {std::byte{0}, std::byte{1}, std::byte{'g'},  // group_id
-                                  std::byte{0}, std::byte{0},                  // member_id ""
-                                  std::byte{0xff}, std::byte{0xff},            // instance null
-                                  std::byte{0}, std::byte{0}, std::byte{0}, std::byte{1},
-                                  std::byte{0}, std::byte{0}, std::byte{0}, std::byte{1},
-                                  std::byte{0}, std::byte{0},                  // type ""
-                                  std::byte{0x7f}, std::byte{0xff}, std::byte{0xff},
-                                  std::byte{0xff}};
+  std::vector<std::byte> lying = {
+      std::byte{0},    std::byte{1},    std::byte{'g'},  // group_id
+      std::byte{0},    std::byte{0},                     // member_id ""
+      std::byte{0xff}, std::byte{0xff},                  // instance null
+      std::byte{0},    std::byte{0},    std::byte{0},    std::byte{1},   std::byte{0},
+      std::byte{0},    std::byte{0},    std::byte{1},    std::byte{0},   std::byte{0},  // type ""
+      std::byte{0x7f}, std::byte{0xff}, std::byte{0xff}, std::byte{0xff}};
   EXPECT_FALSE(decode_join_group_request(lying).ok());
 }
 

@@ -37,7 +37,7 @@ struct JoinGroupProtocol {
 
 struct JoinGroupRequest {
   std::string_view group_id;
-  std::string_view member_id;  // "" on a first join: the response names it
+  std::string_view member_id;                         // "" on a first join: the response names it
   std::optional<std::string_view> group_instance_id;  // static membership; nullable
   int32_t session_timeout_ms = 0;
   int32_t rebalance_timeout_ms = 0;
