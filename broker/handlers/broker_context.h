@@ -10,6 +10,9 @@ namespace spillway::broker {
 
 class Metrics;
 class ProducerIds;
+namespace groups {
+class GroupCoordinator;
+}
 
 struct BrokerContext {
   TopicRegistry& topics;
@@ -18,6 +21,8 @@ struct BrokerContext {
   Metrics* metrics = nullptr;  // null in tests without metrics
   // Idempotent producers' ids; null: InitProducerId is refused.
   ProducerIds* producer_ids = nullptr;
+  // Consumer groups; null: the group requests are refused.
+  groups::GroupCoordinator* groups = nullptr;
 };
 
 }  // namespace spillway::broker

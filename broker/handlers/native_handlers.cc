@@ -2,6 +2,7 @@
 #include "native_handlers.h"
 
 #include "spillway/common/messages/fetch.h"
+#include "spillway/common/messages/groups.h"
 #include "spillway/common/messages/metadata.h"
 #include "spillway/common/messages/offsets.h"
 #include "spillway/common/messages/produce.h"
@@ -20,7 +21,11 @@ NativeHandlers::NativeHandlers(Dispatcher& dispatcher, BrokerContext& context,
       delete_topics_(context),
       commit_offsets_(context),
       fetch_offsets_(context),
-      init_producer_id_(context) {
+      init_producer_id_(context),
+      join_group_(context),
+      sync_group_(context),
+      heartbeat_(context),
+      leave_group_(context) {
   using namespace messages;
   using frame::ApiKey;
   dispatcher.add(ApiKey::kApiVersions, kApiVersionsVersion, kApiVersionsVersion, &api_versions_);
@@ -37,6 +42,10 @@ NativeHandlers::NativeHandlers(Dispatcher& dispatcher, BrokerContext& context,
                  &fetch_offsets_);
   dispatcher.add(ApiKey::kInitProducerId, kInitProducerIdVersion, kInitProducerIdVersion,
                  &init_producer_id_);
+  dispatcher.add(ApiKey::kJoinGroup, kJoinGroupVersion, kJoinGroupVersion, &join_group_);
+  dispatcher.add(ApiKey::kSyncGroup, kSyncGroupVersion, kSyncGroupVersion, &sync_group_);
+  dispatcher.add(ApiKey::kHeartbeat, kHeartbeatVersion, kHeartbeatVersion, &heartbeat_);
+  dispatcher.add(ApiKey::kLeaveGroup, kLeaveGroupVersion, kLeaveGroupVersion, &leave_group_);
 }
 
 }  // namespace spillway::broker

@@ -5,6 +5,7 @@
 #include "admin_handlers.h"
 #include "broker_context.h"
 #include "fetch_handler.h"
+#include "group_handlers.h"
 #include "init_producer_id_handler.h"
 #include "produce_handler.h"
 #include "protocol/api_versions_handler.h"
@@ -31,6 +32,10 @@ class NativeHandlers {
   CommitOffsetsHandler commit_offsets_;
   FetchOffsetsHandler fetch_offsets_;
   InitProducerIdHandler init_producer_id_;
+  JoinGroupHandler join_group_;
+  SyncGroupHandler sync_group_;
+  HeartbeatHandler heartbeat_;
+  LeaveGroupHandler leave_group_;
 };
 
 }  // namespace spillway::broker

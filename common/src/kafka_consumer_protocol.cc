@@ -1,10 +1,10 @@
 // Kafka's consumer protocol bytes (kafka/consumer_protocol.h): a version
 // prefix, then the description run in a non-flexible context.
-#include "spillway/common/kafka/consumer_protocol.h"
-
 #include <algorithm>
 #include <array>
 #include <string>
+
+#include "spillway/common/kafka/consumer_protocol.h"
 
 namespace spillway::kafka {
 namespace {

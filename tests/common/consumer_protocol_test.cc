@@ -1,13 +1,13 @@
 // Kafka's consumer protocol bytes (kafka/consumer_protocol.h): golden
 // encodings built by hand from the protocol documentation, round trips in
 // every version, newer versions read as the newest known, malformed input.
+#include "spillway/common/kafka/consumer_protocol.h"
+
 #include <gtest/gtest.h>
 
 #include <array>
 #include <string>
 #include <vector>
-
-#include "spillway/common/kafka/consumer_protocol.h"
 
 namespace spillway::kafka {
 namespace {
@@ -47,11 +47,11 @@ TEST(ConsumerProtocol, SubscriptionV1GoldenWithOwnedPartitions) {
   s.generation_id = 9;  // v2+: left out of v1
   Result<std::vector<std::byte>> got = consumer_subscription_bytes(s, 1);
   ASSERT_TRUE(got.ok());
-  EXPECT_EQ(*got, bytes_of({0, 1,                    // version
-                            0, 0, 0, 1, 0, 1, 't',   // topics
-                            0, 0, 0, 1, 7,           // user_data
-                            0, 0, 0, 1, 0, 1, 't',   // owned: 1 topic "t"
-                            0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0, 5}));
+  EXPECT_EQ(*got, bytes_of({0, 1,                   // version
+                            0, 0, 0, 1, 0, 1, 't',  // topics
+                            0, 0, 0, 1, 7,          // user_data
+                            0, 0, 0, 1, 0, 1, 't',  // owned: 1 topic "t"
+                            0, 0, 0, 2, 0, 0, 0,   2, 0, 0, 0, 5}));
 }
 
 TEST(ConsumerProtocol, AssignmentV1Golden) {
@@ -61,7 +61,7 @@ TEST(ConsumerProtocol, AssignmentV1Golden) {
   a.assigned_partitions = assigned;
   Result<std::vector<std::byte>> got = consumer_assignment_bytes(a, 1);
   ASSERT_TRUE(got.ok());
-  EXPECT_EQ(*got, bytes_of({0, 1, 0, 0, 0, 1, 0, 1, 'x', 0, 0, 0, 1, 0, 0, 0, 3,  //
+  EXPECT_EQ(*got, bytes_of({0,    1,    0,    0,   0, 1, 0, 1, 'x', 0, 0, 0, 1, 0, 0, 0, 3,  //
                             0xff, 0xff, 0xff, 0xff}));
 }
 
@@ -92,8 +92,8 @@ TEST(ConsumerProtocol, SubscriptionRoundTripsInEveryVersion) {
       EXPECT_TRUE(owned_got.empty());
     }
     EXPECT_EQ(got->message.generation_id, v >= 2 ? 12 : -1);
-    EXPECT_EQ(got->message.rack_id, v >= 3 ? std::optional<std::string_view>("rack-a")
-                                           : std::nullopt);
+    EXPECT_EQ(got->message.rack_id,
+              v >= 3 ? std::optional<std::string_view>("rack-a") : std::nullopt);
   }
 }
 
@@ -116,9 +116,9 @@ TEST(ConsumerProtocol, AssignmentRoundTripsWithUserData) {
     EXPECT_EQ(topics[1].topic, "b");
     EXPECT_EQ(collect(topics[1].partitions), std::vector<int32_t>{7});
     ASSERT_TRUE(got->message.user_data.has_value());
-    EXPECT_EQ(std::vector<std::byte>(got->message.user_data->begin(),
-                                     got->message.user_data->end()),
-              user);
+    EXPECT_EQ(
+        std::vector<std::byte>(got->message.user_data->begin(), got->message.user_data->end()),
+        user);
   }
 }
 
@@ -141,8 +141,8 @@ TEST(ConsumerProtocol, MalformedInputIsRejected) {
   EXPECT_FALSE(
       decode_consumer_assignment(bytes_of({0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 1})).ok());
   // Truncated partition list.
-  EXPECT_FALSE(decode_consumer_assignment(bytes_of({0, 0, 0, 0, 0, 1, 0, 1, 'x', 0, 0, 0, 2, 0}))
-                   .ok());
+  EXPECT_FALSE(
+      decode_consumer_assignment(bytes_of({0, 0, 0, 0, 0, 1, 0, 1, 'x', 0, 0, 0, 2, 0})).ok());
 }
 
 }  // namespace

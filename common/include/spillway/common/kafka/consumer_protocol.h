@@ -71,8 +71,7 @@ struct ConsumerProtocolSubscription {
                                                               wire::kAllVersions},
         wire::Field<&ConsumerProtocolSubscription::owned_partitions>{"owned_partitions",
                                                                      wire::since(1)},
-        wire::Field<&ConsumerProtocolSubscription::generation_id>{"generation_id",
-                                                                  wire::since(2)},
+        wire::Field<&ConsumerProtocolSubscription::generation_id>{"generation_id", wire::since(2)},
         wire::Field<&ConsumerProtocolSubscription::rack_id>{"rack_id", wire::since(3),
                                                             wire::since(3)},
     };
@@ -107,12 +106,10 @@ Status encode_consumer_subscription(const ConsumerProtocolSubscription& s, int16
 Status encode_consumer_assignment(const ConsumerProtocolAssignment& a, int16_t version,
                                   WriteBuffer& out) noexcept;
 // The same, as an owned byte string (what JoinGroup/SyncGroup carry).
-Result<std::vector<std::byte>> consumer_subscription_bytes(const ConsumerProtocolSubscription& s,
-                                                           int16_t version =
-                                                               kConsumerSubscriptionVersion);
-Result<std::vector<std::byte>> consumer_assignment_bytes(const ConsumerProtocolAssignment& a,
-                                                         int16_t version =
-                                                             kConsumerAssignmentVersion);
+Result<std::vector<std::byte>> consumer_subscription_bytes(
+    const ConsumerProtocolSubscription& s, int16_t version = kConsumerSubscriptionVersion);
+Result<std::vector<std::byte>> consumer_assignment_bytes(
+    const ConsumerProtocolAssignment& a, int16_t version = kConsumerAssignmentVersion);
 
 // Decodes version + body. A version above the ones known is read as the
 // newest known one, its extra trailing bytes ignored; bytes left over after
