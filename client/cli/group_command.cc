@@ -1,5 +1,7 @@
 // `spillway group list|describe|reset-offsets|delete`: consumer group
 // administration through spillway::Admin.
+#include <algorithm>
+#include <cctype>
 #include <cinttypes>
 #include <cstdio>
 #include <memory>
@@ -20,11 +22,102 @@ struct GroupCommandOptions {
   bool to_earliest = false;
   bool to_latest = false;
   int64_t to_offset = -1;
+  std::string to_datetime;
   int timeout_ms = 10'000;
 };
 
 Result<Admin> connect(const GroupCommandOptions& o) {
   return Admin::connect(o.broker, cli_connection_options(o.timeout_ms));
+}
+
+// Days from 1970-01-01 to the proleptic Gregorian date y-m-d (Howard
+// Hinnant's days_from_civil).
+int64_t days_from_civil(int64_t y, unsigned m, unsigned d) {
+  y -= m <= 2;
+  const int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const auto yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + static_cast<int64_t>(doe) - 719468;
+}
+
+// --to-datetime: milliseconds since the epoch, or ISO-8601
+// YYYY-MM-DD[THH:MM[:SS[.fff]]][Z|+HH:MM|-HH:MM] (no zone: UTC). Empty
+// string when `text` is valid, else why not.
+std::string parse_datetime(const std::string& text, int64_t* ms) {
+  const std::string why =
+      "expected milliseconds since the epoch or YYYY-MM-DDTHH:MM:SS[.mmm][Z|+HH:MM]";
+  if (!text.empty() && text.size() <= 15 && std::all_of(text.begin(), text.end(), [](char c) {
+        return std::isdigit(static_cast<unsigned char>(c));
+      })) {
+    *ms = std::stoll(text);
+    return "";
+  }
+  size_t i = 0;
+  // Reads exactly n digits.
+  auto digits = [&](size_t n, int* out) {
+    if (i + n > text.size()) return false;
+    int v = 0;
+    for (size_t k = 0; k < n; ++k) {
+      const char c = text[i + k];
+      if (!std::isdigit(static_cast<unsigned char>(c))) return false;
+      v = v * 10 + (c - '0');
+    }
+    i += n;
+    *out = v;
+    return true;
+  };
+  auto expect = [&](char c) {
+    if (i < text.size() && text[i] == c) {
+      ++i;
+      return true;
+    }
+    return false;
+  };
+  int year, month, day, hour = 0, minute = 0, second = 0, millis = 0;
+  if (!digits(4, &year) || !expect('-') || !digits(2, &month) || !expect('-') || !digits(2, &day) ||
+      month < 1 || month > 12 || day < 1 || day > 31) {
+    return why;
+  }
+  if (expect('T') || expect(' ')) {
+    if (!digits(2, &hour) || !expect(':') || !digits(2, &minute) || hour > 23 || minute > 59) {
+      return why;
+    }
+    if (expect(':')) {
+      if (!digits(2, &second) || second > 60) return why;
+      if (expect('.')) {
+        // Any number of fraction digits; milliseconds are kept.
+        const size_t start = i;
+        int scale = 100;
+        while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
+          millis += (text[i] - '0') * scale;
+          scale /= 10;
+          ++i;
+        }
+        if (i == start) return why;
+      }
+    }
+  }
+  int64_t offset_minutes = 0;
+  if (i < text.size()) {
+    if (text[i] == 'Z') {
+      ++i;
+    } else if (text[i] == '+' || text[i] == '-') {
+      const int sign = text[i] == '+' ? 1 : -1;
+      ++i;
+      int oh, om;
+      if (!digits(2, &oh)) return why;
+      expect(':');
+      if (!digits(2, &om) || oh > 23 || om > 59) return why;
+      offset_minutes = sign * (oh * 60 + om);
+    }
+  }
+  if (i != text.size()) return why;
+  const int64_t seconds =
+      days_from_civil(year, static_cast<unsigned>(month), static_cast<unsigned>(day)) * 86'400 +
+      hour * 3'600 + minute * 60 + second - offset_minutes * 60;
+  *ms = seconds * 1'000 + millis;
+  return "";
 }
 
 int fail(const char* what, const Status& st) {
@@ -123,6 +216,10 @@ int run_reset(const GroupCommandOptions& o) {
     spec = OffsetResetSpec::earliest();
   } else if (o.to_latest) {
     spec = OffsetResetSpec::latest();
+  } else if (!o.to_datetime.empty()) {
+    int64_t ms = 0;
+    parse_datetime(o.to_datetime, &ms);  // checked when parsed
+    spec = OffsetResetSpec::to_timestamp(ms);
   } else {
     spec = OffsetResetSpec::to_offset(o.to_offset);
   }
@@ -181,6 +278,17 @@ void add_group_command(CLI::App& app, int* exit_code) {
   target->add_flag("--to-latest", o->to_latest, "to each partition's log end");
   target->add_option("--to-offset", o->to_offset, "to this offset (kept inside each log)")
       ->check(CLI::NonNegativeNumber);
+  target
+      ->add_option("--to-datetime", o->to_datetime,
+                   "to the first record at or after this time: milliseconds since the epoch or "
+                   "ISO-8601 (2026-12-01T09:30:00Z, +HH:MM; no zone: UTC). Reads each partition "
+                   "from its start up to that record")
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            int64_t ms = 0;
+            return parse_datetime(text, &ms);
+          },
+          "DATETIME", "datetime"));
   target->require_option(1);
   add_common(reset, o.get());
   reset->callback([o, exit_code] { *exit_code = run_reset(*o); });

@@ -13,6 +13,7 @@
 #include "spillway/common/kafka/consumer_protocol.h"
 #include "spillway/common/messages/group_admin.h"
 #include "spillway/common/messages/offsets.h"
+#include "spillway/consumer.h"
 
 namespace spillway {
 
@@ -59,8 +60,7 @@ Result<GroupDescription> describe_members(wire::Channel& channel, std::string_vi
       if (d.protocol_type == kafka::kConsumerProtocolType && !m.assignment.empty()) {
         auto assignment = kafka::decode_consumer_assignment(m.assignment);
         if (assignment.ok()) {
-          for (const kafka::ConsumerTopicPartitions& tp :
-               assignment->message.assigned_partitions) {
+          for (const kafka::ConsumerTopicPartitions& tp : assignment->message.assigned_partitions) {
             GroupTopicPartitions& out = member.assignment.emplace_back();
             out.topic = owned(tp.topic);
             for (int32_t p : tp.partitions) out.partitions.push_back(p);
@@ -71,8 +71,8 @@ Result<GroupDescription> describe_members(wire::Channel& channel, std::string_vi
     }
     return d;
   }
-  return Status(ErrorCode::kCorruptMessage, "the DescribeGroups answer leaves out group " +
-                                                owned(group));
+  return Status(ErrorCode::kCorruptMessage,
+                "the DescribeGroups answer leaves out group " + owned(group));
 }
 
 // The offsets `group` committed for every partition of `topics`, in one
@@ -87,8 +87,9 @@ Result<std::map<std::pair<std::string, int32_t>, int64_t>> committed_offsets(
   for (const TopicDescription& t : topics) {
     const size_t first = ids.size();
     for (const PartitionDescription& p : t.partitions) ids.push_back(p.partition);
-    wanted.push_back({.name = t.name,
-                      .partitions = std::span<const int32_t>(ids).subspan(first, ids.size() - first)});
+    wanted.push_back(
+        {.name = t.name,
+         .partitions = std::span<const int32_t>(ids).subspan(first, ids.size() - first)});
   }
   std::map<std::pair<std::string, int32_t>, int64_t> out;
   if (wanted.empty()) return out;
@@ -110,12 +111,47 @@ Result<std::map<std::pair<std::string, int32_t>, int64_t>> committed_offsets(
   return out;
 }
 
+// The first offset in [from, end) of `topic`/`partition` whose record's
+// timestamp is >= `timestamp`, or `end` when there is none: a read of the
+// partition from `from` (see Admin::reset_offsets).
+Result<int64_t> first_offset_at_or_after(const Connection& connection, std::string_view topic,
+                                         int32_t partition, int64_t from, int64_t end,
+                                         int64_t timestamp) {
+  if (from >= end) return end;
+  ConsumerOptions options;
+  options.bootstrap = connection.address();
+  options.connect_timeout = connection.options().connect_timeout;
+  options.request_timeout = connection.options().request_timeout;
+  Result<std::unique_ptr<Consumer>> consumer = Consumer::create(options);
+  if (!consumer.ok()) return consumer.status();
+  const int32_t partitions[] = {partition};
+  SPILLWAY_RETURN_IF_ERROR((*consumer)->assign(topic, partitions));
+  SPILLWAY_RETURN_IF_ERROR((*consumer)->seek(topic, partition, from));
+  int64_t next = from;
+  while (next < end) {
+    Result<ConsumerRecords> records = (*consumer)->poll(options.request_timeout);
+    if (!records.ok()) return records.status();
+    if (records->empty()) {
+      return Status(ErrorCode::kTimeout, owned(topic) + "/" + std::to_string(partition) +
+                                             ": no records from offset " + std::to_string(next) +
+                                             " within the request timeout");
+    }
+    for (const ConsumerRecord& r : *records) {
+      if (r.offset >= end) return end;
+      if (r.timestamp >= timestamp) return r.offset;
+      next = r.offset + 1;
+    }
+  }
+  return end;
+}
+
 }  // namespace
 
 Result<std::vector<GroupListing>> Admin::list_groups() {
-  Result<std::vector<std::byte>> body = wire::channel_of(connection_).call(
-      frame::ApiKey::kListGroups, messages::kListGroupsVersion,
-      [](WriteBuffer& out) { return messages::encode_list_groups_request({}, out); });
+  Result<std::vector<std::byte>> body =
+      wire::channel_of(connection_)
+          .call(frame::ApiKey::kListGroups, messages::kListGroupsVersion,
+                [](WriteBuffer& out) { return messages::encode_list_groups_request({}, out); });
   if (!body.ok()) return body.status();
   Result<messages::ListGroupsResponse> decoded = messages::decode_list_groups_response(*body);
   if (!decoded.ok()) return decoded.status();
@@ -177,9 +213,12 @@ Result<GroupDescription> Admin::describe_group(std::string_view group) {
 Status Admin::delete_group(std::string_view group) {
   const std::string_view names[] = {group};
   const messages::DeleteGroupsRequest request{.groups = names};
-  Result<std::vector<std::byte>> body = wire::channel_of(connection_).call(
-      frame::ApiKey::kDeleteGroups, messages::kDeleteGroupsVersion,
-      [&](WriteBuffer& out) { return messages::encode_delete_groups_request(request, out); });
+  Result<std::vector<std::byte>> body =
+      wire::channel_of(connection_)
+          .call(frame::ApiKey::kDeleteGroups, messages::kDeleteGroupsVersion,
+                [&](WriteBuffer& out) {
+                  return messages::encode_delete_groups_request(request, out);
+                });
   if (!body.ok()) return body.status();
   Result<messages::DeleteGroupsResponse> decoded = messages::decode_delete_groups_response(*body);
   if (!decoded.ok()) return decoded.status();
@@ -212,7 +251,8 @@ Result<std::vector<OffsetResetResult>> Admin::reset_offsets(std::string_view gro
   if (!t.ok()) return t.status();
   std::vector<PartitionId> ids;
   for (const PartitionDescription& p : t->partitions) ids.push_back(PartitionId(p.partition));
-  Result<std::vector<wire::CommittedOffset>> old = wire::fetch_committed(channel, group, topic, ids);
+  Result<std::vector<wire::CommittedOffset>> old =
+      wire::fetch_committed(channel, group, topic, ids);
   if (!old.ok()) return old.status();
 
   std::vector<OffsetResetResult> results;
@@ -233,6 +273,13 @@ Result<std::vector<OffsetResetResult>> Admin::reset_offsets(std::string_view gro
       case OffsetResetSpec::Kind::kOffset:
         r.new_offset = std::clamp(spec.value, p.log_start_offset, p.high_watermark);
         break;
+      case OffsetResetSpec::Kind::kTimestamp: {
+        Result<int64_t> found = first_offset_at_or_after(
+            connection_, topic, p.partition, p.log_start_offset, p.high_watermark, spec.value);
+        if (!found.ok()) return found.status();
+        r.new_offset = *found;
+        break;
+      }
     }
     commits.push_back({std::string(topic), p.partition, r.new_offset});
     results.push_back(r);

@@ -71,7 +71,11 @@ class Admin {
   // must have no members: kGroupNotEmpty names them otherwise (and the
   // broker refuses such a commit itself, should a member join meanwhile).
   // Offsets outside a partition's log are moved to its nearest end, as
-  // Kafka's tool does. Errors:
+  // Kafka's tool does. kTimestamp: the first offset whose record time is at
+  // or after the timestamp (the log end when none is), found by reading
+  // the partition from its start with a Consumer until that record: the
+  // native protocol has no timestamp lookup yet, so this costs a read of
+  // the records before it. Errors:
   // kGroupNotEmpty, kUnknownTopic, the commit's.
   Result<std::vector<OffsetResetResult>> reset_offsets(std::string_view group,
                                                        std::string_view topic,

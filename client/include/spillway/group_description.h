@@ -53,13 +53,14 @@ struct GroupDescription {
 
 // Where reset_offsets() moves a group's offsets.
 struct OffsetResetSpec {
-  enum class Kind { kEarliest, kLatest, kOffset };
+  enum class Kind { kEarliest, kLatest, kOffset, kTimestamp };
   Kind kind = Kind::kEarliest;
-  int64_t value = 0;  // the offset (kOffset)
+  int64_t value = 0;  // the offset (kOffset) or milliseconds since the epoch (kTimestamp)
 
   static OffsetResetSpec earliest() { return {Kind::kEarliest, 0}; }
   static OffsetResetSpec latest() { return {Kind::kLatest, 0}; }
   static OffsetResetSpec to_offset(int64_t offset) { return {Kind::kOffset, offset}; }
+  static OffsetResetSpec to_timestamp(int64_t ms) { return {Kind::kTimestamp, ms}; }
 };
 
 struct OffsetResetResult {
