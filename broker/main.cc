@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "config/command_line.h"
+#include "config/group_limits.h"
 #include "config/memory_budget_size.h"
 #include "core/cluster_id.h"
 #include "core/offset_store.h"
@@ -19,6 +20,7 @@
 #include "core/scrub_budget.h"
 #include "core/topic_registry.h"
 #include "data_dir.h"
+#include "groups/group_coordinator.h"
 #include "handlers/broker_context.h"
 #include "handlers/native_handlers.h"
 #include "kafka/kafka_handlers.h"
@@ -70,6 +72,11 @@ int main(int argc, char** argv) {
                  std::string(memory_budget.status().message()).c_str());
     return 2;
   }
+  Result<groups::GroupLimits> limits = group_limits(config);
+  if (!limits.ok()) {
+    std::fprintf(stderr, "spillway-broker: %s\n", std::string(limits.status().message()).c_str());
+    return 2;
+  }
   log::setup(config.log_level);
   // Says what the broker really uses (the client library's gather writes,
   // which probe io_uring, are not on the broker's path yet).
@@ -90,6 +97,7 @@ int main(int argc, char** argv) {
   // Set before the server exists; they run on stop, on each core's thread.
   TopicRegistry* registry = nullptr;
   MetricsServer* metrics_server = nullptr;
+  groups::GroupCoordinator* coordinator = nullptr;
 
   // The cores: each an io_context with a sync thread and periodic tasks;
   // the server runs them, the topics and offsets live on them.
@@ -115,6 +123,7 @@ int main(int argc, char** argv) {
   options.shutdown_timeout = std::chrono::milliseconds(config.shutdown_timeout_ms);
   options.on_core_stop = [&](size_t core) {
     if (registry) registry->stop_core(core);
+    if (coordinator) coordinator->stop_core(core);
     if (core == 0 && metrics_server) metrics_server->close();
   };
   Server server(cores, options);
@@ -144,7 +153,16 @@ int main(int argc, char** argv) {
     spdlog::critical("{}", producer_ids.status().message());
     return 1;
   }
-  BrokerContext context{topics, offsets, config, &metrics, producer_ids->get()};
+  // Consumer groups live on the cores (each group on its owner core); the
+  // stored ones are loaded here, before the cores run.
+  Result<std::unique_ptr<groups::GroupCoordinator>> group_coordinator =
+      groups::GroupCoordinator::open(cores, offsets, config.data_dir, *limits);
+  if (!group_coordinator.ok()) {
+    spdlog::critical("{}", group_coordinator.status().message());
+    return 1;
+  }
+  coordinator = group_coordinator->get();
+  BrokerContext context{topics, offsets, config, &metrics, producer_ids->get(), coordinator};
   NativeHandlers native_handlers(native_dispatcher, context, kBrokerVersion);
   Result<std::string> cluster_id = load_or_create_cluster_id(fs, config.data_dir);
   if (!cluster_id.ok()) {
