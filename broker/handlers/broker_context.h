@@ -21,7 +21,8 @@ struct BrokerContext {
   Metrics* metrics = nullptr;  // null in tests without metrics
   // Idempotent producers' ids; null: InitProducerId is refused.
   ProducerIds* producer_ids = nullptr;
-  // Consumer groups; null: the group requests are refused.
+  // Consumer groups with members; null: neither listener serves
+  // JoinGroup, SyncGroup, Heartbeat and LeaveGroup.
   groups::GroupCoordinator* groups = nullptr;
 };
 
