@@ -3,8 +3,18 @@
 // Starts at the group's committed offset (else the beginning), or where
 // --from-beginning / --offset say; with --group it commits as it goes and
 // at exit. Ctrl-C ends it cleanly (after a final commit).
+//
+// --group without --partition makes the process a member of the consumer
+// group (Consumer::subscribe): processes of one group share the topic's
+// partitions, and a rebalance moves them when processes come and go. What
+// is committed is always the offset after the last record printed, also
+// when a rebalance takes a partition away (the listener below). SIGINT and
+// SIGTERM commit and leave the group, so the others take over at once.
+// --group with --partition reads that partition outside any membership and
+// commits under the group.
 #include <signal.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -31,6 +41,8 @@ struct ConsumeCommandOptions {
   bool print_key = false;
   std::string key_separator = "\t";
   int timeout_ms = -1;
+  int session_timeout_ms = 0;  // 0: the library's default
+  std::string assignor = "cooperative-sticky";
 };
 
 std::atomic<bool> g_interrupted{false};
@@ -44,17 +56,68 @@ int fail(const Status& st) {
   return 1;
 }
 
+// Per partition: the offset after the last record printed, which is what
+// a commit records (never past what was shown).
+using Shown = std::vector<TopicPartitionOffset>;
+
+// A subscribed process's listener: a partition taken away gets its printed
+// offset committed and is forgotten, so later commits leave it to its new
+// owner.
+class CommitShownOnRevoke final : public RebalanceListener {
+ public:
+  explicit CommitShownOnRevoke(Shown& shown) : shown_(shown) {}
+  void on_partitions_revoked(Consumer& consumer,
+                             std::span<const TopicPartition> partitions) override {
+    Shown revoked;
+    std::erase_if(shown_, [&](const TopicPartitionOffset& s) {
+      for (const TopicPartition& tp : partitions) {
+        if (tp.topic == s.topic && tp.partition == s.partition) {
+          revoked.push_back(s);
+          return true;
+        }
+      }
+      return false;
+    });
+    if (revoked.empty()) return;
+    if (Status st = consumer.commit(revoked); !st.ok()) {
+      std::fprintf(stderr, "spillway consume: commit on revocation: %s\n",
+                   std::string(st.message()).c_str());
+    }
+  }
+
+ private:
+  Shown& shown_;
+};
+
 int run_consume(const ConsumeCommandOptions& o) {
+  const bool member = !o.group.empty() && o.partition < 0;
+  if (member && (o.from_beginning || o.offset >= 0)) {
+    return fail(Status(ErrorCode::kInvalidArgument,
+                       "--group shares the partitions with the group's other members, which "
+                       "start at its committed offsets; --from-beginning and --offset need "
+                       "--partition"));
+  }
   ConsumerOptions co;
   co.bootstrap = o.broker;
   co.group_id = o.group;
   co.fetch_max_wait = std::chrono::milliseconds(200);
+  if (o.session_timeout_ms > 0) {
+    co.session_timeout = std::chrono::milliseconds(o.session_timeout_ms);
+    co.heartbeat_interval = std::chrono::milliseconds(std::max(1, o.session_timeout_ms / 3));
+  }
+  if (o.assignor == "range") co.assignor = GroupAssignor::kRange;
   Result<std::unique_ptr<Consumer>> created = Consumer::create(co);
   if (!created.ok()) return fail(created.status());
   Consumer& consumer = **created;
-  std::vector<int32_t> parts;
-  if (o.partition >= 0) parts.push_back(o.partition);
-  Status st = consumer.assign(o.topic, parts);
+  Shown shown;
+  Status st;
+  if (member) {
+    st = consumer.subscribe({o.topic}, std::make_shared<CommitShownOnRevoke>(shown));
+  } else {
+    std::vector<int32_t> parts;
+    if (o.partition >= 0) parts.push_back(o.partition);
+    st = consumer.assign(o.topic, parts);
+  }
   if (!st.ok()) return fail(st);
   Result<TopicDescription> described = consumer.describe(o.topic);
   if (!described.ok()) return fail(described.status());
@@ -63,6 +126,7 @@ int run_consume(const ConsumeCommandOptions& o) {
   for (const PartitionDescription& p : described->partitions) {
     if (o.partition >= 0 && p.partition != o.partition) continue;
     ends.emplace_back(p.partition, p.high_watermark);
+    if (member) continue;
     if (o.from_beginning) st = consumer.seek_to_beginning(o.topic, p.partition);
     if (o.offset >= 0) st = consumer.seek(o.topic, p.partition, o.offset);
     if (!st.ok()) return fail(st);
@@ -73,9 +137,6 @@ int run_consume(const ConsumeCommandOptions& o) {
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
 
-  // Per partition: the offset after the last record printed, which is what
-  // a commit records (never past what was shown).
-  std::vector<TopicPartitionOffset> shown;
   auto commit_shown = [&]() -> Status {
     if (o.group.empty() || shown.empty()) return Status::Ok();
     return consumer.commit(shown);
@@ -86,8 +147,14 @@ int run_consume(const ConsumeCommandOptions& o) {
   for (;;) {
     if (g_interrupted.load() || (o.count >= 0 && printed >= o.count)) break;
     if (o.exit_at_end) {
-      bool caught_up = true;
+      // A member checks the partitions the group gave it.
+      const std::vector<TopicPartition> reading = consumer.assignment();
+      bool caught_up = !reading.empty();
       for (const auto& [p, end] : ends) {
+        if (member && std::find(reading.begin(), reading.end(), TopicPartition{o.topic, p}) ==
+                          reading.end()) {
+          continue;
+        }
         Result<int64_t> pos = consumer.position(o.topic, p);
         if (!pos.ok() || *pos < end) caught_up = false;
       }
@@ -95,6 +162,15 @@ int run_consume(const ConsumeCommandOptions& o) {
     }
     Result<ConsumerRecords> records = consumer.poll(std::chrono::milliseconds(200));
     if (!records.ok()) {
+      // A member rides out a broker restart: the next poll reconnects and
+      // rejoins; nothing printed is lost, and what was not committed is
+      // read again.
+      if (member && !g_interrupted.load() &&
+          (records.status().code() == ErrorCode::kNotConnected ||
+           records.status().code() == ErrorCode::kTimeout ||
+           records.status().code() == ErrorCode::kShuttingDown)) {
+        continue;
+      }
       rc = fail(records.status());
       break;
     }
@@ -135,6 +211,12 @@ int run_consume(const ConsumeCommandOptions& o) {
     st = commit_shown();
     if (!st.ok()) rc = fail(st);
   }
+  if (member) {
+    // Leaves the group; the listener has nothing left to commit.
+    shown.clear();
+    st = consumer.close();
+    if (!st.ok() && rc == 0) rc = fail(st);
+  }
   std::fflush(stdout);
   return rc;
 }
@@ -152,7 +234,15 @@ void add_consume_command(CLI::App& app, int* exit_code) {
       ->check(CLI::Range(int64_t{0}, INT64_MAX))
       ->excludes(begin);
   cmd->add_option("-g,--group", o->group,
-                  "consumer group: start at its committed offsets, commit as records are printed");
+                  "consumer group: join it and share the partitions with its other members "
+                  "(with --partition: read that partition outside the membership); start at "
+                  "its committed offsets, commit as records are printed");
+  cmd->add_option("--session-timeout-ms", o->session_timeout_ms,
+                  "with --group: the member's session timeout (heartbeats every third)")
+      ->check(CLI::Range(1, 3'600'000));
+  cmd->add_option("--assignor", o->assignor, "with --group: range or cooperative-sticky")
+      ->check(CLI::IsMember({"range", "cooperative-sticky"}))
+      ->capture_default_str();
   cmd->add_option("-p,--partition", o->partition, "read only this partition (default: all)")
       ->check(CLI::Range(0, 1'000'000));
   cmd->add_option("-n,--count", o->count, "exit after printing this many messages")

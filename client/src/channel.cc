@@ -230,9 +230,10 @@ Result<Response> Channel::read_response(std::chrono::milliseconds timeout) {
                   .body = {buffer_.get(), h.body_bytes}};
 }
 
-Result<std::vector<std::byte>> Channel::exchange(WriteBuffer& request, int32_t correlation_id) {
+Result<std::vector<std::byte>> Channel::exchange(WriteBuffer& request, int32_t correlation_id,
+                                                 std::chrono::milliseconds timeout) {
   SPILLWAY_RETURN_IF_ERROR(send(request));
-  const Deadline deadline{Clock::now() + options_.request_timeout, options_.request_timeout};
+  const Deadline deadline{Clock::now() + timeout, timeout};
   frame::ResponseHeader h;
   SPILLWAY_RETURN_IF_ERROR(read_header(deadline, &h));
   if (h.correlation_id != correlation_id) {

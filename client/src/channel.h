@@ -100,7 +100,15 @@ class Channel {
   // nothing sent.
   template <typename EncodeBody>
   Result<std::vector<std::byte>> call(frame::ApiKey api_key, int16_t api_version,
-                                      EncodeBody&& encode_body);
+                                      EncodeBody&& encode_body) {
+    return call(api_key, api_version, options_.request_timeout,
+                std::forward<EncodeBody>(encode_body));
+  }
+  // The same, waiting up to `timeout` for the answer (a JoinGroup waits for
+  // a whole rebalance).
+  template <typename EncodeBody>
+  Result<std::vector<std::byte>> call(frame::ApiKey api_key, int16_t api_version,
+                                      std::chrono::milliseconds timeout, EncodeBody&& encode_body);
 
   // Waits until a response can be read or `timeout` passes (or `wake_fd`,
   // if >= 0, is readable). Returns true iff the socket is readable.
@@ -124,7 +132,8 @@ class Channel {
 
   // Sends the framed request in `request` and reads the answer to
   // `correlation_id` into an owned vector (call()'s second half).
-  Result<std::vector<std::byte>> exchange(WriteBuffer& request, int32_t correlation_id);
+  Result<std::vector<std::byte>> exchange(WriteBuffer& request, int32_t correlation_id,
+                                          std::chrono::milliseconds timeout);
   // Reads and checks one response header.
   Status read_header(Deadline deadline, frame::ResponseHeader* header);
   // Reads exactly `n` bytes by `deadline`.
@@ -168,6 +177,7 @@ Status split_address(std::string_view address, std::string* host, std::string* p
 
 template <typename EncodeBody>
 Result<std::vector<std::byte>> Channel::call(frame::ApiKey api_key, int16_t api_version,
+                                             std::chrono::milliseconds timeout,
                                              EncodeBody&& encode_body) {
   if (!is_open()) return Status(ErrorCode::kNotConnected, address_ + ": connection is closed");
   std::byte scratch[512];  // control requests are small; a larger one spills to the pool
@@ -175,7 +185,7 @@ Result<std::vector<std::byte>> Channel::call(frame::ApiKey api_key, int16_t api_
   const int32_t correlation_id = next_correlation_id();
   SPILLWAY_RETURN_IF_ERROR(write_frame(request, api_key, api_version, correlation_id,
                                        std::forward<EncodeBody>(encode_body)));
-  return exchange(request, correlation_id);
+  return exchange(request, correlation_id, timeout);
 }
 
 }  // namespace spillway::wire

@@ -10,9 +10,12 @@
 
 #include <algorithm>
 
+#include "assignors/cooperative_sticky_assignor.h"
+#include "assignors/range_assignor.h"
 #include "channel.h"
 #include "consumer_assignment.h"
 #include "fetched_batches.h"
+#include "group_member.h"
 #include "group_offsets.h"
 #include "metadata.h"
 #include "spillway/common/messages/fetch.h"
@@ -40,6 +43,11 @@ struct Consumer::Impl {
   // storage kept across polls (so a steady poll loop allocates nothing).
   std::vector<messages::FetchTopicRequest> fetch_topics;
   std::vector<messages::FetchPartitionRequest> fetch_partitions;
+  // subscribe(): the group membership, the listener, and what the group
+  // gave this member (the same partitions as `assignment`).
+  std::unique_ptr<consumer_internal::GroupMember> group;
+  std::shared_ptr<RebalanceListener> listener;
+  std::vector<TopicPartition> owned;
 
   Status ensure_connected() {
     if (channel.is_open()) return Status::Ok();
@@ -78,6 +86,11 @@ struct Consumer::Impl {
   // offset, else the log start or end per the reset policy.
   Status resolve_positions();
   Status resolve_committed(std::string_view topic, std::span<AssignedPartition> partitions);
+  // Rejoins the group while it asks for it, running the listener
+  // (group_member.h does the rounds).
+  Status ensure_group(Consumer& self);
+  // Tells the listener, then drops `partitions` from the assignment.
+  void revoke(Consumer& self, std::vector<TopicPartition> partitions);
   // Sends one Fetch for every assigned partition, long-polling up to
   // `wait`; returns its correlation id.
   Result<int32_t> send_fetch(std::chrono::milliseconds wait);
@@ -108,10 +121,139 @@ Result<std::unique_ptr<Consumer>> Consumer::create(ConsumerOptions options) {
 }
 
 Consumer::Consumer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-Consumer::~Consumer() = default;
+Consumer::~Consumer() {
+  (void)close();
+}
+
+void RebalanceListener::on_partitions_revoked(Consumer& consumer,
+                                              std::span<const TopicPartition> partitions) {
+  std::vector<TopicPartitionOffset> offsets;
+  for (const TopicPartition& tp : partitions) {
+    Result<int64_t> at = consumer.position(tp.topic, tp.partition);
+    if (at.ok() && *at >= 0) offsets.push_back({tp.topic, tp.partition, *at});
+  }
+  if (!offsets.empty()) (void)consumer.commit(offsets);
+}
+
+Status Consumer::subscribe(std::vector<std::string> topics,
+                           std::shared_ptr<RebalanceListener> listener) {
+  Impl& c = *impl_;
+  if (c.options.group_id.empty()) {
+    return Status(ErrorCode::kInvalidArgument, "subscribe needs a consumer group id");
+  }
+  if (topics.empty()) return Status(ErrorCode::kInvalidArgument, "subscribe needs topics");
+  if (c.group) return Status(ErrorCode::kInvalidArgument, "the consumer is already subscribed");
+  if (!c.assignment.empty()) {
+    return Status(ErrorCode::kInvalidArgument, "subscribe after assign: unassign first");
+  }
+  std::sort(topics.begin(), topics.end());
+  topics.erase(std::unique(topics.begin(), topics.end()), topics.end());
+  consumer_internal::GroupSettings settings{
+      .bootstrap = c.options.bootstrap,
+      .connection = {.connect_timeout = c.options.connect_timeout,
+                     .request_timeout = c.options.request_timeout,
+                     .max_response_bytes = c.options.max_response_bytes,
+                     .client_id = "spillway-consumer"},
+      .group_id = c.options.group_id,
+      .assignor = std::string(c.options.assignor == GroupAssignor::kRange
+                                  ? assignors::kRangeAssignor
+                                  : assignors::kCooperativeStickyAssignor),
+      .session_timeout = c.options.session_timeout,
+      .rebalance_timeout = c.options.rebalance_timeout,
+      .heartbeat_interval = c.options.heartbeat_interval};
+  c.group =
+      std::make_unique<consumer_internal::GroupMember>(std::move(settings), std::move(topics));
+  c.listener = listener ? std::move(listener) : std::make_shared<RebalanceListener>();
+  return Status::Ok();
+}
+
+std::vector<TopicPartition> Consumer::assignment() const {
+  std::vector<TopicPartition> out;
+  for (const AssignedPartition& a : impl_->assignment.partitions()) {
+    out.push_back({a.topic, a.partition.value()});
+  }
+  return out;
+}
+
+Status Consumer::close() {
+  Impl& c = *impl_;
+  if (!c.group) return Status::Ok();
+  c.revoke(*this, c.owned);
+  Status st = c.with_reconnect([&](wire::Channel& ch) { return c.group->leave(ch); });
+  c.group.reset();  // stops the heartbeat thread
+  c.listener.reset();
+  return st;
+}
+
+void Consumer::Impl::revoke(Consumer& self, std::vector<TopicPartition> partitions) {
+  if (partitions.empty()) return;
+  listener->on_partitions_revoked(self, partitions);
+  for (const TopicPartition& tp : partitions) {
+    assignment.remove(tp.topic, PartitionId(tp.partition));
+    std::erase(owned, tp);
+  }
+  fetched.clear();  // indices into the assignment moved
+}
+
+Status Consumer::Impl::ensure_group(Consumer& self) {
+  const bool eager = options.assignor == GroupAssignor::kRange;
+  const auto partition_count = [&](std::string_view topic) -> Result<int32_t> {
+    Result<TopicDescription> d = describe(topic);
+    if (!d.ok()) {
+      if (d.status().code() == ErrorCode::kUnknownTopic) return 0;
+      return d.status();
+    }
+    return static_cast<int32_t>(d->partitions.size());
+  };
+  // Each round waits for the whole rebalance, so this does not spin; the
+  // bound only stops a group that never settles from holding poll() forever.
+  Status last;
+  for (int round = 0; round < 10 && group->needs_rejoin(); ++round) {
+    if (eager) revoke(self, owned);  // eager: give everything up first
+    Result<std::vector<TopicPartition>> given = with_reconnect(
+        [&](wire::Channel& ch) { return group->rejoin(ch, owned, partition_count); });
+    if (!given.ok()) {
+      last = given.status();
+      const ErrorCode code = last.code();
+      if (code == ErrorCode::kRebalanceInProgress || code == ErrorCode::kIllegalGeneration) {
+        continue;
+      }
+      if (code == ErrorCode::kUnknownMember || code == ErrorCode::kFencedInstanceId ||
+          code == ErrorCode::kUnknownGroup) {
+        revoke(self, owned);  // lost: the group may have given them away already
+        continue;
+      }
+      return last;
+    }
+    std::vector<TopicPartition> revoked, added;
+    std::set_difference(owned.begin(), owned.end(), given->begin(), given->end(),
+                        std::back_inserter(revoked));
+    std::set_difference(given->begin(), given->end(), owned.begin(), owned.end(),
+                        std::back_inserter(added));
+    // Cooperative: giving something up means another member waits for it,
+    // which takes a second round (needs_rejoin() is raised again).
+    revoke(self, revoked);
+    for (const TopicPartition& tp : added) {
+      Result<int32_t> count = partition_count(tp.topic);
+      if (!count.ok()) return count.status();
+      const int32_t p[] = {tp.partition};
+      SPILLWAY_RETURN_IF_ERROR(assignment.add(tp.topic, p, *count));
+    }
+    owned = *given;
+    fetched.clear();
+    fetched.reserve(assignment.partitions().size());
+    if (!added.empty()) listener->on_partitions_assigned(self, added);
+    if (!eager && !revoked.empty()) group->request_rejoin();
+  }
+  if (!group->needs_rejoin()) return Status::Ok();
+  return last.ok() ? Status(ErrorCode::kRebalanceInProgress, "the group did not settle") : last;
+}
 
 Status Consumer::assign(std::string_view topic, std::span<const int32_t> partitions) {
   Impl& c = *impl_;
+  if (c.group) {
+    return Status(ErrorCode::kInvalidArgument, "a subscribed consumer's group assigns partitions");
+  }
   Result<TopicDescription> d = c.describe(topic);
   if (!d.ok()) return d.status();
   SPILLWAY_RETURN_IF_ERROR(
@@ -301,6 +443,13 @@ Status Consumer::Impl::take_response(const wire::Response& response) {
 Result<ConsumerRecords> Consumer::poll(std::chrono::milliseconds timeout) {
   Impl& c = *impl_;
   c.fetched.start_poll();
+  if (c.group) {
+    SPILLWAY_RETURN_IF_ERROR(c.ensure_group(*this));
+    if (c.assignment.empty()) {
+      c.group->wait_for_rejoin(timeout);
+      return c.fetched.records();
+    }
+  }
   if (c.assignment.empty()) {
     return Status(ErrorCode::kInvalidArgument, "no partition is assigned");
   }
@@ -332,6 +481,8 @@ Result<ConsumerRecords> Consumer::poll(std::chrono::milliseconds timeout) {
     }
     SPILLWAY_RETURN_IF_ERROR(c.take_response(*response));
     if (c.fetched.empty() && Clock::now() >= deadline) return c.fetched.records();
+    // The group is rebalancing: let the next poll() rejoin now.
+    if (c.fetched.empty() && c.group && c.group->needs_rejoin()) return c.fetched.records();
   }
 }
 

@@ -33,6 +33,12 @@ Status Assignment::add(std::string_view topic, std::span<const int32_t> partitio
   return Status::Ok();
 }
 
+void Assignment::remove(std::string_view topic, PartitionId partition) {
+  std::erase_if(partitions_, [&](const AssignedPartition& a) {
+    return a.topic == topic && a.partition == partition;
+  });
+}
+
 AssignedPartition* Assignment::find(std::string_view topic, PartitionId partition) {
   for (AssignedPartition& a : partitions_) {
     if (a.topic == topic && a.partition == partition) return &a;

@@ -68,6 +68,8 @@ class Assignment {
   // with nothing added.
   Status add(std::string_view topic, std::span<const int32_t> partitions, int32_t partition_count);
   void clear() { partitions_.clear(); }
+  // Drops `topic`/`partition` if assigned (a group rebalance revoked it).
+  void remove(std::string_view topic, PartitionId partition);
   bool empty() const noexcept { return partitions_.empty(); }
 
   // Sorted by topic, then partition.

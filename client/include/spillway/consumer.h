@@ -11,8 +11,20 @@
 // Records already fetched are handed out by later polls without a request;
 // that path allocates nothing.
 //
+// subscribe() instead makes the consumer a member of its consumer group
+// (ConsumerOptions::group_id): the group's members share the partitions of
+// the subscribed topics, each partition read by one member at a time, and
+// share them anew (a rebalance) when members come, go or stop
+// heartbeating. A RebalanceListener hears which partitions are revoked and
+// assigned; by default positions are committed on revocation. See
+// docs/client.md, "Consumer groups".
+//
 // Concurrency: one thread at a time. Views in the records poll() returns
-// stay valid until the next poll(), seek, assign or destruction.
+// stay valid until the next poll(), seek, assign or destruction. A
+// subscribed consumer also runs one background thread of its own that only
+// sends heartbeats (on its own connection); it never touches the
+// consumer's state, and listener callbacks run on the thread that called
+// poll() or close(), inside that call.
 #pragma once
 
 #include <chrono>
@@ -27,10 +39,21 @@
 #include "spillway/common/record_batch.h"
 #include "spillway/common/status.h"
 #include "spillway/topic_description.h"
+#include "spillway/topic_partition.h"
 
 namespace spillway {
 
 enum class OffsetReset : int8_t { kEarliest, kLatest };
+
+// How a subscribed group shares partitions (the group leader runs it).
+enum class GroupAssignor : int8_t {
+  // Kafka's "range": contiguous ranges per topic; eager: every member
+  // gives up all its partitions at every rebalance.
+  kRange,
+  // Kafka's "cooperative-sticky": balanced, members keep what they own,
+  // and only partitions that move are revoked (two rebalance rounds).
+  kCooperativeSticky,
+};
 
 struct ConsumerOptions {
   std::string bootstrap = "127.0.0.1:9093";
@@ -46,6 +69,42 @@ struct ConsumerOptions {
   std::chrono::milliseconds connect_timeout{5'000};
   std::chrono::milliseconds request_timeout{10'000};
   uint32_t max_response_bytes = 64u << 20;
+
+  // subscribe() only. Every member of a group must use the same assignor.
+  GroupAssignor assignor = GroupAssignor::kCooperativeSticky;
+  // Without a heartbeat for this long the broker drops the member (within
+  // the broker's [groups] bounds).
+  std::chrono::milliseconds session_timeout{10'000};
+  // How often the background thread heartbeats (well below the session
+  // timeout: a third is usual).
+  std::chrono::milliseconds heartbeat_interval{3'000};
+  // How long a rebalance waits for members to rejoin; a member that polls
+  // less often than this is left out of the new generation.
+  std::chrono::milliseconds rebalance_timeout{60'000};
+};
+
+class Consumer;
+
+// Hears a subscribed consumer's rebalances. Both calls run inside poll()
+// (or close()) on its thread, and may call the consumer (commit, seek,
+// position), but not poll().
+class RebalanceListener {
+ public:
+  virtual ~RebalanceListener() = default;
+  // `partitions` are about to be taken away (a rebalance moved them, or
+  // the consumer closes) or were lost (the member was dropped from the
+  // group); records of them are no longer returned. The default commits
+  // their positions, so the next owner starts after what poll() returned
+  // here; a failed commit only means records are read again.
+  virtual void on_partitions_revoked(Consumer& consumer,
+                                     std::span<const TopicPartition> partitions);
+  // `partitions` were added to the assignment; they start at the group's
+  // committed offsets (else ConsumerOptions::reset) unless seeked here.
+  virtual void on_partitions_assigned(Consumer& consumer,
+                                      std::span<const TopicPartition> partitions) {
+    (void)consumer;
+    (void)partitions;
+  }
 };
 
 // One record. Spans and the topic point into the consumer's buffers.
@@ -96,6 +155,23 @@ class Consumer {
   // Drops every assigned partition.
   void unassign();
 
+  // Joins the consumer group ConsumerOptions::group_id as a member reading
+  // `topics`; the group decides which of their partitions this consumer
+  // reads (assignment()). The join itself happens in the next poll().
+  // `listener` may be null (the default listener: commit on revoke).
+  // Errors: kInvalidArgument without a group id or topics, after assign(),
+  // or when already subscribed.
+  Status subscribe(std::vector<std::string> topics,
+                   std::shared_ptr<RebalanceListener> listener = nullptr);
+  // The partitions read now (assigned or, when subscribed, given by the
+  // group), sorted.
+  std::vector<TopicPartition> assignment() const;
+  // A subscribed consumer: revokes its partitions (the listener commits
+  // them), leaves the group so the others take them over at once, and
+  // stops heartbeating. Returns the first error; the consumer can then only
+  // be destroyed. Without a subscription: nothing. The destructor calls it.
+  Status close();
+
   // The next poll() reads `topic`/`partition` from `offset`
   // (kUnknownPartition if it is not assigned).
   Status seek(std::string_view topic, int32_t partition, int64_t offset);
@@ -106,9 +182,12 @@ class Consumer {
   Result<int64_t> position(std::string_view topic, int32_t partition) const;
 
   // Returns the next records, waiting up to `timeout` for some; empty when
-  // none arrived. Errors: kUnknownTopic/kUnknownPartition/kCorruptMessage
-  // from the broker, kNotConnected/kTimeout when the broker cannot be
-  // reached (the next poll reconnects), kInvalidArgument with nothing
+  // none arrived. A subscribed consumer first (re)joins its group when it
+  // must, running the listener; a member with no partitions waits for
+  // the next rebalance instead of fetching. Group errors (a failed join)
+  // are returned as they are and the next poll() tries again. Errors:
+  // kUnknownTopic/kUnknownPartition/kCorruptMessage from the broker, kNotConnected/kTimeout when
+  // the broker cannot be reached (the next poll reconnects), kInvalidArgument with nothing
   // assigned. kCorruptMessage also for a fetched batch whose CRC-32C does
   // not match or that does not decode; its message names the topic,
   // partition and offset ("t/0 offset 3: corrupt batch, ..."). The records

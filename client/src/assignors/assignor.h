@@ -6,19 +6,16 @@
 // chose and sends the result through SyncGroup.
 #pragma once
 
-#include <compare>
 #include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
 
+#include "spillway/topic_partition.h"
+
 namespace spillway::assignors {
 
-struct TopicPartition {
-  std::string topic;
-  int32_t partition = 0;
-  friend auto operator<=>(const TopicPartition&, const TopicPartition&) = default;
-};
+using spillway::TopicPartition;
 
 struct MemberSubscription {
   std::string member_id;

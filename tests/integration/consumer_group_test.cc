@@ -1,0 +1,285 @@
+// Consumer groups on the native protocol, end to end against the real
+// broker: members that subscribe (Consumer::subscribe, in-process) and a
+// `spillway consume --group` process share a topic's partitions, a third
+// member's arrival rebalances them, a member killed with SIGKILL is taken
+// over after its session timeout, the broker restarts in the middle, and
+// every one of 20,000 keyed records is processed at least once.
+//
+// No wall-clock assertions: the waits below are for observed state (a
+// condition variable the members notify after every poll); their deadline
+// only turns a hang into a failure.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "broker_process.h"
+#include "broker_wire_client.h"
+#include "spillway/admin.h"
+#include "spillway/consumer.h"
+#include "spillway/producer.h"
+
+namespace spillway::testing {
+namespace {
+
+using std::chrono::milliseconds;
+
+constexpr char kTopic[] = "events";
+constexpr char kGroup[] = "workers";
+constexpr int kPartitions = 6;
+constexpr auto kSession = milliseconds(1'500);
+
+// What the in-process members saw, shared with the test's thread.
+struct Observed {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::set<std::string> processed;                        // record values
+  std::map<int, std::vector<TopicPartition>> assignment;  // member -> partitions
+
+  // Waits for `pred()` (called under the lock); false after a minute.
+  template <typename Pred>
+  bool wait_for(Pred pred) {
+    std::unique_lock lock(mu);
+    return cv.wait_for(lock, std::chrono::seconds(60), pred);
+  }
+};
+
+// A subscribed consumer polling on its own thread: records processed,
+// positions committed after every poll (a member processes a poll's records
+// before it commits, so what is committed was processed).
+class Member {
+ public:
+  Member(int id, std::string address, Observed& observed) : id_(id), observed_(observed) {
+    thread_ = std::thread([this, address = std::move(address)] { run(address); });
+  }
+  ~Member() { stop(); }
+  void stop() {
+    stop_ = true;
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  void run(const std::string& address) {
+    ConsumerOptions o;
+    o.bootstrap = address;
+    o.group_id = kGroup;
+    o.session_timeout = kSession;
+    o.heartbeat_interval = milliseconds(300);
+    o.rebalance_timeout = milliseconds(10'000);
+    o.fetch_max_wait = milliseconds(100);
+    o.connect_timeout = milliseconds(1'000);
+    o.request_timeout = milliseconds(3'000);
+    auto created = Consumer::create(o);
+    ASSERT_TRUE(created.ok()) << created.status().to_string();
+    Consumer& consumer = **created;
+    ASSERT_TRUE(consumer.subscribe({kTopic}).ok());
+    while (!stop_) {
+      Result<ConsumerRecords> records = consumer.poll(milliseconds(100));
+      if (!records.ok()) {
+        // The broker is restarting: the next poll reconnects (pacing, not
+        // a wait for state).
+        std::this_thread::sleep_for(milliseconds(50));
+        continue;
+      }
+      {
+        std::lock_guard lock(observed_.mu);
+        for (const ConsumerRecord& r : *records) observed_.processed.emplace(r.value_string());
+        observed_.assignment[id_] = consumer.assignment();
+      }
+      observed_.cv.notify_all();
+      if (!records->empty()) (void)consumer.commit();
+    }
+    (void)consumer.commit();
+    EXPECT_TRUE(consumer.close().ok());
+    std::lock_guard lock(observed_.mu);
+    observed_.assignment.erase(id_);
+  }
+
+  const int id_;
+  Observed& observed_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+// `spillway consume --group` in the background, its output in a file.
+class CliMember {
+ public:
+  CliMember(const std::string& address, const std::filesystem::path& output) {
+    const std::string session = std::to_string(kSession.count());
+    std::vector<std::string> args = {cli_binary(), "consume",  kTopic,  "--group",
+                                     kGroup,       "--broker", address, "--session-timeout-ms",
+                                     session};
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      const int fd = ::open(output.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+      ::dup2(fd, 1);
+      std::vector<char*> argv;
+      for (std::string& a : args) argv.push_back(a.data());
+      argv.push_back(nullptr);
+      ::execv(argv[0], argv.data());
+      ::_exit(127);
+    }
+  }
+  ~CliMember() { kill(SIGKILL); }
+  void kill(int signal) {
+    if (pid_ <= 0) return;
+    ::kill(pid_, signal);
+    ::waitpid(pid_, nullptr, 0);
+    pid_ = -1;
+  }
+
+ private:
+  pid_t pid_ = -1;
+};
+
+std::string value_of(int i) {
+  return "v" + std::to_string(i);
+}
+
+// Produces records [first, last) with keys spread over the partitions.
+void produce(const std::string& address, int first, int last) {
+  ProducerOptions o;
+  o.bootstrap = address;
+  auto producer = Producer::create(o);
+  ASSERT_TRUE(producer.ok()) << producer.status().to_string();
+  for (int i = first; i < last; ++i) {
+    const std::string key = "k" + std::to_string(i % 97);
+    const std::string value = value_of(i);
+    (*producer)->send(kTopic, std::as_bytes(std::span(key.data(), key.size())),
+                      std::as_bytes(std::span(value.data(), value.size())), {}, {});
+  }
+  ASSERT_TRUE((*producer)->flush().ok());
+  ASSERT_TRUE((*producer)->close().ok());
+}
+
+// The members' assignments are disjoint and hold `covered` partitions in
+// all, each member `each` (when > 0).
+bool shares(const Observed& o, size_t members, size_t covered, size_t each = 0) {
+  if (o.assignment.size() != members) return false;
+  std::set<TopicPartition> seen;
+  for (const auto& [id, parts] : o.assignment) {
+    if (each > 0 && parts.size() != each) return false;
+    for (const TopicPartition& tp : parts) {
+      if (!seen.insert(tp).second) return false;
+    }
+  }
+  return seen.size() == covered;
+}
+
+class ConsumerGroup : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    broker_ = start_broker_on(data_, kGroupArgs);
+    ASSERT_NE(broker_, nullptr);
+    address_ = broker_->address();
+    auto admin = Admin::connect(address_);
+    ASSERT_TRUE(admin.ok()) << admin.status().to_string();
+    TopicOptions topic;
+    topic.partitions = kPartitions;
+    ASSERT_TRUE(admin->create_topic(kTopic, topic).ok());
+  }
+
+  std::vector<std::string> args_with_listen() {
+    std::vector<std::string> args = kGroupArgs;
+    args.push_back("--listen");
+    args.push_back(address_);
+    return args;
+  }
+
+  // Short sessions, and no wait for more members before a first rebalance.
+  const std::vector<std::string> kGroupArgs = {"--group-min-session-timeout-ms", "100",
+                                               "--group-initial-rebalance-delay-ms", "0"};
+  TempDir dir_;
+  const std::filesystem::path data_ = dir_.path() / "data";
+  std::unique_ptr<BrokerProcess> broker_;
+  std::string address_;
+  Observed observed_;
+};
+
+TEST_F(ConsumerGroup, MembersShareThePartitionsAndAThirdRebalancesThem) {
+  ASSERT_NO_FATAL_FAILURE(produce(address_, 0, 600));
+  Member a(1, address_, observed_);
+  Member b(2, address_, observed_);
+  EXPECT_TRUE(observed_.wait_for([&] { return shares(observed_, 2, kPartitions, 3); }));
+  Member c(3, address_, observed_);
+  EXPECT_TRUE(observed_.wait_for([&] { return shares(observed_, 3, kPartitions, 2); }));
+  ASSERT_NO_FATAL_FAILURE(produce(address_, 600, 1'200));
+  EXPECT_TRUE(observed_.wait_for([&] { return observed_.processed.size() == 1'200; }));
+  // One leaves (close): the others take its partitions.
+  c.stop();
+  EXPECT_TRUE(observed_.wait_for([&] { return shares(observed_, 2, kPartitions, 3); }));
+}
+
+TEST_F(ConsumerGroup, KilledMemberAndBrokerRestartLoseNothing) {
+  constexpr int kRecords = 20'000;
+  const std::filesystem::path cli_output = dir_.path() / "cli.out";
+  ASSERT_NO_FATAL_FAILURE(produce(address_, 0, 5'000));
+  Member a(1, address_, observed_);
+  Member b(2, address_, observed_);
+  EXPECT_TRUE(observed_.wait_for([&] { return shares(observed_, 2, kPartitions); }));
+  ASSERT_NO_FATAL_FAILURE(produce(address_, 5'000, 10'000));
+
+  // The CLI joins: the in-process members keep four partitions between
+  // them, so it has the other two.
+  CliMember cli(address_, cli_output);
+  EXPECT_TRUE(observed_.wait_for([&] { return shares(observed_, 2, 4, 2); }));
+  ASSERT_NO_FATAL_FAILURE(produce(address_, 10'000, 12'500));
+  cli.kill(SIGKILL);
+  // Its session runs out and the others take its partitions over.
+  EXPECT_TRUE(observed_.wait_for([&] { return shares(observed_, 2, kPartitions); }));
+  ASSERT_NO_FATAL_FAILURE(produce(address_, 12'500, 15'000));
+
+  // The broker restarts; the members ride it out and carry on.
+  ASSERT_TRUE(broker_->stop(SIGTERM).ok());
+  broker_ = start_broker_on(data_, args_with_listen());
+  ASSERT_NE(broker_, nullptr);
+  ASSERT_NO_FATAL_FAILURE(produce(address_, 15'000, kRecords));
+
+  // Every record was processed: by the CLI before it died, or by a member.
+  std::set<std::string> by_cli;
+  {
+    std::ifstream in(cli_output);
+    for (std::string line; std::getline(in, line);) by_cli.insert(line);
+  }
+  const auto all_processed = [&] {
+    for (int i = 0; i < kRecords; ++i) {
+      const std::string v = value_of(i);
+      if (!observed_.processed.count(v) && !by_cli.count(v)) return false;
+    }
+    return true;
+  };
+  EXPECT_TRUE(observed_.wait_for(all_processed))
+      << observed_.processed.size() << " by members, " << by_cli.size() << " by the CLI";
+  a.stop();
+  b.stop();
+
+  // What the members committed, before and after the restart, is the end
+  // of every partition: consumption went on from the committed offsets.
+  ConsumerOptions o;
+  o.bootstrap = address_;
+  o.group_id = kGroup;
+  auto checker = Consumer::create(o);
+  ASSERT_TRUE(checker.ok());
+  auto described = (*checker)->describe(kTopic);
+  ASSERT_TRUE(described.ok());
+  for (const PartitionDescription& p : described->partitions) {
+    auto committed = (*checker)->committed(kTopic, p.partition);
+    ASSERT_TRUE(committed.ok()) << committed.status().to_string();
+    EXPECT_EQ(*committed, p.high_watermark) << "partition " << p.partition;
+  }
+}
+
+}  // namespace
+}  // namespace spillway::testing
