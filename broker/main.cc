@@ -24,6 +24,7 @@
 #include "handlers/broker_context.h"
 #include "handlers/native_handlers.h"
 #include "kafka/kafka_handlers.h"
+#include "metrics/group_metrics.h"
 #include "metrics/metrics.h"
 #include "metrics/metrics_server.h"
 #include "net/server.h"
@@ -201,18 +202,25 @@ int main(int argc, char** argv) {
   }
   std::unique_ptr<MetricsServer> metrics_endpoint;
   if (!config.metrics_listen.empty()) {
-    metrics_endpoint = std::make_unique<MetricsServer>(cores.context(0), [&] {
-      const MemoryBudget& budget = server.memory_budget();
-      return metrics.render(topics,
-                            NetworkGauges{
-                                .connections = server.open_connections(),
-                                .memory_budget_bytes = budget.limit(),
-                                .memory_in_use_bytes = budget.used(),
-                                .connections_waiting_for_budget = budget.waiting(),
-                                .connections_over_share = budget.over_share(),
-                                .connections_at_max_in_flight = server.paused_at_max_in_flight(),
-                            });
-    });
+    metrics_endpoint =
+        std::make_unique<MetricsServer>(cores.context(0), [&](MetricsServer::Reply reply) {
+          const MemoryBudget& budget = server.memory_budget();
+          std::string page = metrics.render(
+              topics, NetworkGauges{
+                          .connections = server.open_connections(),
+                          .memory_budget_bytes = budget.limit(),
+                          .memory_in_use_bytes = budget.used(),
+                          .connections_waiting_for_budget = budget.waiting(),
+                          .connections_over_share = budget.over_share(),
+                          .connections_at_max_in_flight = server.paused_at_max_in_flight(),
+                      });
+          collect_group_metrics(context.groups, offsets, cores,
+                                [&topics, page = std::move(page),
+                                 reply = std::move(reply)](GroupMetricsInput input) mutable {
+                                  render_group_metrics(page, input, topics);
+                                  reply(std::move(page));
+                                });
+        });
     if (Status st = metrics_endpoint->open(*parse_host_port(config.metrics_listen)); !st.ok()) {
       spdlog::critical("{}", st.message());
       return 1;

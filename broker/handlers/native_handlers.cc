@@ -2,6 +2,7 @@
 #include "native_handlers.h"
 
 #include "spillway/common/messages/fetch.h"
+#include "spillway/common/messages/group_admin.h"
 #include "spillway/common/messages/groups.h"
 #include "spillway/common/messages/metadata.h"
 #include "spillway/common/messages/offsets.h"
@@ -25,7 +26,10 @@ NativeHandlers::NativeHandlers(Dispatcher& dispatcher, BrokerContext& context,
       join_group_(context),
       sync_group_(context),
       heartbeat_(context),
-      leave_group_(context) {
+      leave_group_(context),
+      list_groups_(context),
+      describe_groups_(context),
+      delete_groups_(context) {
   using namespace messages;
   using frame::ApiKey;
   dispatcher.add(ApiKey::kApiVersions, kApiVersionsVersion, kApiVersionsVersion, &api_versions_);
@@ -46,6 +50,11 @@ NativeHandlers::NativeHandlers(Dispatcher& dispatcher, BrokerContext& context,
   dispatcher.add(ApiKey::kSyncGroup, kSyncGroupVersion, kSyncGroupVersion, &sync_group_);
   dispatcher.add(ApiKey::kHeartbeat, kHeartbeatVersion, kHeartbeatVersion, &heartbeat_);
   dispatcher.add(ApiKey::kLeaveGroup, kLeaveGroupVersion, kLeaveGroupVersion, &leave_group_);
+  dispatcher.add(ApiKey::kListGroups, kListGroupsVersion, kListGroupsVersion, &list_groups_);
+  dispatcher.add(ApiKey::kDescribeGroups, kDescribeGroupsVersion, kDescribeGroupsVersion,
+                 &describe_groups_);
+  dispatcher.add(ApiKey::kDeleteGroups, kDeleteGroupsVersion, kDeleteGroupsVersion,
+                 &delete_groups_);
 }
 
 }  // namespace spillway::broker

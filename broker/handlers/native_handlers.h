@@ -5,6 +5,7 @@
 #include "admin_handlers.h"
 #include "broker_context.h"
 #include "fetch_handler.h"
+#include "group_admin_handlers.h"
 #include "group_handlers.h"
 #include "init_producer_id_handler.h"
 #include "produce_handler.h"
@@ -36,6 +37,9 @@ class NativeHandlers {
   SyncGroupHandler sync_group_;
   HeartbeatHandler heartbeat_;
   LeaveGroupHandler leave_group_;
+  ListGroupsHandler list_groups_;
+  DescribeGroupsHandler describe_groups_;
+  DeleteGroupsHandler delete_groups_;
 };
 
 }  // namespace spillway::broker

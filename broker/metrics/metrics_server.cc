@@ -19,7 +19,7 @@ constexpr size_t kMaxRequestBytes = 8 << 10;
 // (no coroutines) so it builds with every compiler the project supports.
 class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
  public:
-  HttpConnection(asio::ip::tcp::socket socket, std::function<std::string()>* render)
+  HttpConnection(asio::ip::tcp::socket socket, MetricsServer::Render* render)
       : socket_(std::move(socket)), render_(render) {}
 
   void read() {
@@ -37,16 +37,17 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
 
  private:
   void respond() {
-    std::string status = "200 OK", body;
     if (request_.rfind("GET /metrics ", 0) == 0 || request_.rfind("GET /metrics?", 0) == 0) {
-      body = (*render_)();
+      (*render_)(
+          [self = shared_from_this()](std::string body) { self->send("200 OK", std::move(body)); });
     } else if (request_.rfind("GET ", 0) == 0) {
-      status = "404 Not Found";
-      body = "only /metrics is served\n";
+      send("404 Not Found", "only /metrics is served\n");
     } else {
-      status = "405 Method Not Allowed";
-      body = "only GET is served\n";
+      send("405 Method Not Allowed", "only GET is served\n");
     }
+  }
+
+  void send(const std::string& status, std::string body) {
     response_ = "HTTP/1.1 " + status +
                 "\r\nContent-Type: text/plain; version=0.0.4\r\nContent-Length: " +
                 std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body;
@@ -58,7 +59,7 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   }
 
   asio::ip::tcp::socket socket_;
-  std::function<std::string()>* render_;
+  MetricsServer::Render* render_;
   std::array<char, 1024> buf_;
   std::string request_;
   std::string response_;
@@ -66,7 +67,7 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
 
 }  // namespace
 
-MetricsServer::MetricsServer(asio::io_context& context, std::function<std::string()> render)
+MetricsServer::MetricsServer(asio::io_context& context, Render render)
     : context_(context), render_(std::move(render)) {}
 
 Status MetricsServer::open(const HostPort& address) {

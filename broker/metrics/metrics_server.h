@@ -1,6 +1,7 @@
 // The /metrics endpoint: a minimal HTTP/1.1 server on its own listener
-// (config [metrics] listen) that answers GET /metrics with Metrics::render()
-// in the Prometheus text format, and 404 for any other path. One request per
+// (config [metrics] listen) that answers GET /metrics with what its render
+// function produces (Metrics::render() and the group metrics, in the
+// Prometheus text format), and 404 for any other path. One request per
 // connection (Connection: close); requests are capped at 8 KiB.
 #pragma once
 
@@ -17,8 +18,12 @@ namespace spillway::broker {
 
 class MetricsServer {
  public:
-  // `render` builds the body; it runs on `context`'s thread.
-  MetricsServer(asio::io_context& context, std::function<std::string()> render);
+  // Gives the body of a /metrics answer; called once, on the context's thread.
+  using Reply = std::function<void(std::string body)>;
+  // `render` builds the body and hands it to its Reply, at once or later
+  // (after asking other cores); it runs on `context`'s thread.
+  using Render = std::function<void(Reply)>;
+  MetricsServer(asio::io_context& context, Render render);
 
   // Binds and starts accepting. kIoError "metrics endpoint ([metrics] listen):
   // cannot listen on HOST:PORT: ..." when it cannot.
@@ -31,7 +36,7 @@ class MetricsServer {
   void accept_next();
 
   asio::io_context& context_;
-  std::function<std::string()> render_;
+  Render render_;
   std::unique_ptr<asio::ip::tcp::acceptor> acceptor_;
 };
 

@@ -23,6 +23,13 @@ std::string owned(std::string_view s) {
   return std::string(s);
 }
 
+// A group's error as a Status whose message names the group.
+Status group_error(std::string_view group, ErrorCode code, std::string_view message) {
+  const std::string why = message.empty() ? std::string(error_code_name(code)) : owned(message);
+  if (why.find(group) != std::string::npos) return Status(code, why);
+  return Status(code, "group " + owned(group) + ": " + why);
+}
+
 // One DescribeGroups round trip for `group`, copied out of the answer.
 // Error: the call's, or the group's own (kUnknownGroup, ...).
 Result<GroupDescription> describe_members(wire::Channel& channel, std::string_view group) {
@@ -38,9 +45,7 @@ Result<GroupDescription> describe_members(wire::Channel& channel, std::string_vi
   for (const messages::DescribedGroup& g : decoded->groups) {
     if (g.group != group) continue;
     if (g.error_code != ErrorCode::kOk) {
-      std::string message = owned(g.error_message);
-      if (message.empty()) message = "group " + owned(group) + ": " + error_code_name(g.error_code);
-      return Status(g.error_code, std::move(message));
+      return group_error(group, g.error_code, g.error_message);
     }
     GroupDescription d;
     d.group = owned(g.group);
@@ -225,9 +230,7 @@ Status Admin::delete_group(std::string_view group) {
   for (const messages::DeletedGroup& g : decoded->groups) {
     if (g.group != group) continue;
     if (g.error_code == ErrorCode::kOk) return Status::Ok();
-    std::string message = owned(g.error_message);
-    if (message.empty()) message = "group " + owned(group) + ": " + error_code_name(g.error_code);
-    return Status(g.error_code, std::move(message));
+    return group_error(group, g.error_code, g.error_message);
   }
   return Status(ErrorCode::kCorruptMessage,
                 "the DeleteGroups answer leaves out group " + owned(group));
