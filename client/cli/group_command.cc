@@ -192,8 +192,8 @@ int run_describe(const GroupCommandOptions& o) {
     std::printf("\n");
     Table members({"MEMBER", "INSTANCE", "CLIENT", "HOST", "ASSIGNMENT"});
     for (const GroupMember& m : d->members) {
-      members.add({m.member_id, m.group_instance_id.value_or("-"), m.client_id, m.client_host,
-                   assignment_text(m)});
+      members.add({m.member_id, m.group_instance_id.value_or("-"), m.client_id,
+                   m.client_host.empty() ? "-" : m.client_host, assignment_text(m)});
     }
     members.print();
   }
