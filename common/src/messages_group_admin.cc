@@ -35,8 +35,7 @@ Status encode_describe_groups_response(const DescribeGroupsResponse& response,
 Result<DeleteGroupsRequest> decode_delete_groups_request(std::span<const std::byte> body) {
   return wire::decode<DeleteGroupsRequest>(body, kNative, "DeleteGroups request");
 }
-Status encode_delete_groups_request(const DeleteGroupsRequest& request,
-                                    WriteBuffer& out) noexcept {
+Status encode_delete_groups_request(const DeleteGroupsRequest& request, WriteBuffer& out) noexcept {
   return wire::encode(request, kNative, out);
 }
 Result<DeleteGroupsResponse> decode_delete_groups_response(std::span<const std::byte> body) {

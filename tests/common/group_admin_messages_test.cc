@@ -57,8 +57,8 @@ TEST(GroupAdminCodec, ListGroupsRoundTrip) {
 
 TEST(GroupAdminCodec, DescribeGroupsRoundTrip) {
   const std::array<std::string_view, 2> names = {"g1", "missing"};
-  const auto body = encode(
-      [&](WriteBuffer& b) { return encode_describe_groups_request({names}, b); });
+  const auto body =
+      encode([&](WriteBuffer& b) { return encode_describe_groups_request({names}, b); });
   auto req = decode_describe_groups_request(body);
   ASSERT_TRUE(req.ok());
   EXPECT_EQ(collect(req->groups), (std::vector<std::string_view>{"g1", "missing"}));
@@ -100,9 +100,9 @@ TEST(GroupAdminCodec, DescribeGroupsRoundTrip) {
   EXPECT_EQ(m[0].member_id, "m-1");
   EXPECT_FALSE(m[0].group_instance_id.has_value());
   EXPECT_EQ(m[0].client_host, "/127.0.0.1");
-  EXPECT_EQ(std::string(reinterpret_cast<const char*>(m[0].assignment.data()),
-                        m[0].assignment.size()),
-            assignment);
+  EXPECT_EQ(
+      std::string(reinterpret_cast<const char*>(m[0].assignment.data()), m[0].assignment.size()),
+      assignment);
   EXPECT_EQ(m[1].group_instance_id, std::optional<std::string_view>("instance-2"));
   EXPECT_TRUE(m[1].assignment.empty());
   EXPECT_EQ(g[1].error_code, ErrorCode::kUnknownGroup);
@@ -114,9 +114,8 @@ TEST(GroupAdminCodec, DeleteGroupsRoundTripAndExactBytes) {
   const std::array<std::string_view, 1> names = {"g"};
   const auto body =
       encode([&](WriteBuffer& b) { return encode_delete_groups_request({names}, b); });
-  const std::vector<std::byte> expected = {std::byte{0}, std::byte{0}, std::byte{0},
-                                           std::byte{1}, std::byte{0}, std::byte{1},
-                                           std::byte{'g'}};
+  const std::vector<std::byte> expected = {std::byte{0}, std::byte{0}, std::byte{0},  std::byte{1},
+                                           std::byte{0}, std::byte{1}, std::byte{'g'}};
   EXPECT_EQ(body, expected);
   auto req = decode_delete_groups_request(body);
   ASSERT_TRUE(req.ok());
@@ -125,8 +124,8 @@ TEST(GroupAdminCodec, DeleteGroupsRoundTripAndExactBytes) {
   const std::array<DeletedGroup, 2> results = {
       DeletedGroup{"g", ErrorCode::kOk, ""},
       DeletedGroup{"busy", ErrorCode::kGroupNotEmpty, "group busy has 2 members"}};
-  const auto rbody = encode(
-      [&](WriteBuffer& b) { return encode_delete_groups_response({results}, b); });
+  const auto rbody =
+      encode([&](WriteBuffer& b) { return encode_delete_groups_response({results}, b); });
   auto got = decode_delete_groups_response(rbody);
   ASSERT_TRUE(got.ok());
   auto r = collect(got->groups);
@@ -139,12 +138,11 @@ TEST(GroupAdminCodec, DeleteGroupsRoundTripAndExactBytes) {
 
 TEST(GroupAdminCodec, MalformedBodiesAreRejected) {
   const std::array<std::string_view, 2> names = {"g1", "g2"};
-  const auto body = encode(
-      [&](WriteBuffer& b) { return encode_describe_groups_request({names}, b); });
+  const auto body =
+      encode([&](WriteBuffer& b) { return encode_describe_groups_request({names}, b); });
   // Truncated anywhere.
   for (size_t n = 0; n < body.size(); ++n) {
-    EXPECT_FALSE(
-        decode_describe_groups_request(std::span<const std::byte>(body.data(), n)).ok())
+    EXPECT_FALSE(decode_describe_groups_request(std::span<const std::byte>(body.data(), n)).ok())
         << n;
   }
   // Trailing bytes.

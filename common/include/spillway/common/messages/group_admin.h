@@ -132,8 +132,7 @@ struct DeleteGroupsRequest {
 };
 
 Result<DeleteGroupsRequest> decode_delete_groups_request(std::span<const std::byte> body);
-Status encode_delete_groups_request(const DeleteGroupsRequest& request,
-                                    WriteBuffer& out) noexcept;
+Status encode_delete_groups_request(const DeleteGroupsRequest& request, WriteBuffer& out) noexcept;
 
 struct DeletedGroup {
   std::string_view group;
