@@ -116,8 +116,9 @@ class Member {
 // `spillway consume --group` in the background, its output in a file.
 class CliMember {
  public:
-  CliMember(const std::string& address, const std::filesystem::path& output) {
-    const std::string session = std::to_string(kSession.count());
+  CliMember(const std::string& address, const std::filesystem::path& output,
+            milliseconds session_timeout = kSession) {
+    const std::string session = std::to_string(session_timeout.count());
     std::vector<std::string> args = {cli_binary(), "consume",  kTopic,  "--group",
                                      kGroup,       "--broker", address, "--session-timeout-ms",
                                      session};
@@ -133,11 +134,14 @@ class CliMember {
     }
   }
   ~CliMember() { kill(SIGKILL); }
-  void kill(int signal) {
-    if (pid_ <= 0) return;
+  // Sends `signal` and returns the wait status once the process ended.
+  int kill(int signal) {
+    if (pid_ <= 0) return -1;
     ::kill(pid_, signal);
-    ::waitpid(pid_, nullptr, 0);
+    int status = -1;
+    ::waitpid(pid_, &status, 0);
     pid_ = -1;
+    return status;
   }
 
  private:
@@ -279,6 +283,42 @@ TEST_F(ConsumerGroup, KilledMemberAndBrokerRestartLoseNothing) {
     ASSERT_TRUE(committed.ok()) << committed.status().to_string();
     EXPECT_EQ(*committed, p.high_watermark) << "partition " << p.partition;
   }
+}
+
+// SIGTERM: the CLI commits what it printed and leaves the group, so the
+// other member takes its partitions over at once (its session timeout is
+// far longer than the wait) and starts exactly after what the CLI printed.
+TEST_F(ConsumerGroup, TerminatedCliCommitsAndLeaves) {
+  const std::filesystem::path cli_output = dir_.path() / "cli.out";
+  ASSERT_NO_FATAL_FAILURE(produce(address_, 0, 3'000));
+  Member a(1, address_, observed_);
+  EXPECT_TRUE(observed_.wait_for([&] { return shares(observed_, 1, kPartitions); }));
+  CliMember cli(address_, cli_output, milliseconds(120'000));
+  EXPECT_TRUE(observed_.wait_for([&] { return shares(observed_, 1, 3, 3); }));
+  ASSERT_NO_FATAL_FAILURE(produce(address_, 3'000, 6'000));
+  const int status = cli.kill(SIGTERM);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  EXPECT_TRUE(observed_.wait_for([&] { return shares(observed_, 1, kPartitions); }));
+
+  std::set<std::string> by_cli;
+  {
+    std::ifstream in(cli_output);
+    for (std::string line; std::getline(in, line);) by_cli.insert(line);
+  }
+  EXPECT_TRUE(observed_.wait_for([&] {
+    for (int i = 0; i < 6'000; ++i) {
+      const std::string v = value_of(i);
+      if (!observed_.processed.count(v) && !by_cli.count(v)) return false;
+    }
+    return true;
+  }));
+  // Every record once: the hand-overs in both directions went through
+  // commits of exactly what was processed.
+  std::lock_guard lock(observed_.mu);
+  size_t twice = 0;
+  for (const std::string& v : by_cli) twice += observed_.processed.count(v);
+  EXPECT_EQ(twice, 0u);
+  EXPECT_EQ(observed_.processed.size() + by_cli.size(), 6'000u);
 }
 
 }  // namespace
