@@ -61,7 +61,9 @@ struct Observed {
 // before it commits, so what is committed was processed).
 class Member {
  public:
-  Member(int id, std::string address, Observed& observed) : id_(id), observed_(observed) {
+  Member(int id, std::string address, Observed& observed,
+         GroupAssignor assignor = GroupAssignor::kCooperativeSticky)
+      : id_(id), assignor_(assignor), observed_(observed) {
     thread_ = std::thread([this, address = std::move(address)] { run(address); });
   }
   ~Member() { stop(); }
@@ -81,6 +83,7 @@ class Member {
     o.fetch_max_wait = milliseconds(100);
     o.connect_timeout = milliseconds(1'000);
     o.request_timeout = milliseconds(3'000);
+    o.assignor = assignor_;
     auto created = Consumer::create(o);
     ASSERT_TRUE(created.ok()) << created.status().to_string();
     Consumer& consumer = **created;
@@ -108,6 +111,7 @@ class Member {
   }
 
   const int id_;
+  const GroupAssignor assignor_;
   Observed& observed_;
   std::atomic<bool> stop_{false};
   std::thread thread_;
@@ -212,12 +216,17 @@ class ConsumerGroup : public ::testing::Test {
   Observed observed_;
 };
 
-TEST_F(ConsumerGroup, MembersShareThePartitionsAndAThirdRebalancesThem) {
+// Both assignors: range (eager: everything revoked at every rebalance) and
+// cooperative-sticky (only what moves).
+class ConsumerGroupAssignors : public ConsumerGroup,
+                               public ::testing::WithParamInterface<GroupAssignor> {};
+
+TEST_P(ConsumerGroupAssignors, MembersShareThePartitionsAndAThirdRebalancesThem) {
   ASSERT_NO_FATAL_FAILURE(produce(address_, 0, 600));
-  Member a(1, address_, observed_);
-  Member b(2, address_, observed_);
+  Member a(1, address_, observed_, GetParam());
+  Member b(2, address_, observed_, GetParam());
   EXPECT_TRUE(observed_.wait_for([&] { return shares(observed_, 2, kPartitions, 3); }));
-  Member c(3, address_, observed_);
+  Member c(3, address_, observed_, GetParam());
   EXPECT_TRUE(observed_.wait_for([&] { return shares(observed_, 3, kPartitions, 2); }));
   ASSERT_NO_FATAL_FAILURE(produce(address_, 600, 1'200));
   EXPECT_TRUE(observed_.wait_for([&] { return observed_.processed.size() == 1'200; }));
@@ -225,6 +234,14 @@ TEST_F(ConsumerGroup, MembersShareThePartitionsAndAThirdRebalancesThem) {
   c.stop();
   EXPECT_TRUE(observed_.wait_for([&] { return shares(observed_, 2, kPartitions, 3); }));
 }
+
+INSTANTIATE_TEST_SUITE_P(Assignors, ConsumerGroupAssignors,
+                         ::testing::Values(GroupAssignor::kRange,
+                                           GroupAssignor::kCooperativeSticky),
+                         [](const auto& info) {
+                           return info.param == GroupAssignor::kRange ? "Range"
+                                                                      : "CooperativeSticky";
+                         });
 
 TEST_F(ConsumerGroup, KilledMemberAndBrokerRestartLoseNothing) {
   constexpr int kRecords = 20'000;
