@@ -62,8 +62,9 @@ struct Observed {
 class Member {
  public:
   Member(int id, std::string address, Observed& observed,
-         GroupAssignor assignor = GroupAssignor::kCooperativeSticky)
-      : id_(id), assignor_(assignor), observed_(observed) {
+         GroupAssignor assignor = GroupAssignor::kCooperativeSticky,
+         milliseconds rebalance_timeout = milliseconds(10'000))
+      : id_(id), assignor_(assignor), rebalance_timeout_(rebalance_timeout), observed_(observed) {
     thread_ = std::thread([this, address = std::move(address)] { run(address); });
   }
   ~Member() { stop(); }
@@ -71,6 +72,8 @@ class Member {
     stop_ = true;
     if (thread_.joinable()) thread_.join();
   }
+  // Stops (or resumes) calling poll(), as an application busy elsewhere.
+  void pause(bool paused) { paused_ = paused; }
 
  private:
   void run(const std::string& address) {
@@ -79,7 +82,7 @@ class Member {
     o.group_id = kGroup;
     o.session_timeout = kSession;
     o.heartbeat_interval = milliseconds(300);
-    o.rebalance_timeout = milliseconds(10'000);
+    o.rebalance_timeout = rebalance_timeout_;
     o.fetch_max_wait = milliseconds(100);
     o.connect_timeout = milliseconds(1'000);
     o.request_timeout = milliseconds(3'000);
@@ -89,6 +92,10 @@ class Member {
     Consumer& consumer = **created;
     ASSERT_TRUE(consumer.subscribe({kTopic}).ok());
     while (!stop_) {
+      if (paused_) {
+        std::this_thread::sleep_for(milliseconds(20));  // pacing, not a wait for state
+        continue;
+      }
       Result<ConsumerRecords> records = consumer.poll(milliseconds(100));
       if (!records.ok()) {
         // The broker is restarting: the next poll reconnects (pacing, not
@@ -112,8 +119,10 @@ class Member {
 
   const int id_;
   const GroupAssignor assignor_;
+  const milliseconds rebalance_timeout_;
   Observed& observed_;
   std::atomic<bool> stop_{false};
+  std::atomic<bool> paused_{false};
   std::thread thread_;
 };
 
@@ -336,6 +345,30 @@ TEST_F(ConsumerGroup, TerminatedCliCommitsAndLeaves) {
   for (const std::string& v : by_cli) twice += observed_.processed.count(v);
   EXPECT_EQ(twice, 0u);
   EXPECT_EQ(observed_.processed.size() + by_cli.size(), 6'000u);
+}
+
+// A member that does not poll through a rebalance is dropped when the
+// rebalance timeout runs out; the other takes everything. When it polls
+// again it finds itself unknown, gives up what it held (the listener's
+// revoke) and joins afresh, and the two share the partitions again.
+TEST_F(ConsumerGroup, AMemberDroppedForNotPollingRejoins) {
+  ASSERT_NO_FATAL_FAILURE(produce(address_, 0, 600));
+  const milliseconds rebalance(1'000);
+  Member a(1, address_, observed_, GroupAssignor::kCooperativeSticky, rebalance);
+  EXPECT_TRUE(observed_.wait_for([&] { return shares(observed_, 1, kPartitions); }));
+  a.pause(true);
+  {
+    std::lock_guard lock(observed_.mu);
+    observed_.assignment.erase(1);  // what it reports again once it polls
+  }
+  Member b(2, address_, observed_, GroupAssignor::kCooperativeSticky, rebalance);
+  EXPECT_TRUE(observed_.wait_for([&] {
+    return observed_.assignment.count(2) && observed_.assignment[2].size() == kPartitions;
+  }));
+  a.pause(false);
+  EXPECT_TRUE(observed_.wait_for([&] { return shares(observed_, 2, kPartitions, 3); }));
+  ASSERT_NO_FATAL_FAILURE(produce(address_, 600, 1'200));
+  EXPECT_TRUE(observed_.wait_for([&] { return observed_.processed.size() == 1'200; }));
 }
 
 }  // namespace
