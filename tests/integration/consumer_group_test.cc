@@ -347,6 +347,29 @@ TEST_F(ConsumerGroup, TerminatedCliCommitsAndLeaves) {
   EXPECT_EQ(observed_.processed.size() + by_cli.size(), 6'000u);
 }
 
+// The broker is killed (-9) just as a third member's join starts a
+// rebalance: after the restart every member rejoins, the three share the
+// partitions, and consumption continues from the committed offsets.
+TEST_F(ConsumerGroup, BrokerKilledDuringARebalance) {
+  constexpr int kTotal = 6'000;
+  ASSERT_NO_FATAL_FAILURE(produce(address_, 0, 3'000));
+  Member a(1, address_, observed_);
+  Member b(2, address_, observed_);
+  EXPECT_TRUE(observed_.wait_for([&] { return shares(observed_, 2, kPartitions, 3); }));
+  Member c(3, address_, observed_);
+  ASSERT_TRUE(broker_->stop(SIGKILL).ok());
+  broker_ = start_broker_on(data_, args_with_listen());
+  ASSERT_NE(broker_, nullptr);
+  ASSERT_NO_FATAL_FAILURE(produce(address_, 3'000, kTotal));
+  EXPECT_TRUE(observed_.wait_for([&] { return shares(observed_, 3, kPartitions, 2); }));
+  EXPECT_TRUE(observed_.wait_for([&] {
+    for (int i = 0; i < kTotal; ++i) {
+      if (!observed_.processed.count(value_of(i))) return false;
+    }
+    return true;
+  })) << observed_.processed.size();
+}
+
 // A member that does not poll through a rebalance is dropped when the
 // rebalance timeout runs out; the other takes everything. When it polls
 // again it finds itself unknown, gives up what it held (the listener's
