@@ -69,10 +69,13 @@ Group::Group(const StoredGroup& stored, const GroupLimits& limits, Clock::time_p
 }
 
 Group::~Group() {
-  const Status closing(ErrorCode::kShuttingDown, "the broker is stopping");
+  answer_parked(Status(ErrorCode::kShuttingDown, "the broker is stopping"));
+}
+
+void Group::answer_parked(const Status& why) {
   for (auto& [id, m] : members_) {
-    if (m.join_waiter) std::exchange(m.join_waiter, nullptr)(JoinResult{.status = closing});
-    if (m.sync_waiter) std::exchange(m.sync_waiter, nullptr)(SyncResult{.status = closing});
+    if (m.join_waiter) std::exchange(m.join_waiter, nullptr)(JoinResult{.status = why});
+    if (m.sync_waiter) std::exchange(m.sync_waiter, nullptr)(SyncResult{.status = why});
   }
 }
 

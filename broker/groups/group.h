@@ -61,6 +61,8 @@ class Group {
 
   // Applies every deadline that has passed by `now`.
   void tick(Clock::time_point now);
+  // Answers every parked join and sync with `why` (the broker stops).
+  void answer_parked(const Status& why);
   // Marks the group deleted: later requests see an unknown member.
   // Precondition: no members.
   void mark_dead() { state_ = GroupState::kDead; }
