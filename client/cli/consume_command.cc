@@ -103,7 +103,10 @@ int run_consume(const ConsumeCommandOptions& o) {
   co.fetch_max_wait = std::chrono::milliseconds(200);
   if (o.session_timeout_ms > 0) {
     co.session_timeout = std::chrono::milliseconds(o.session_timeout_ms);
-    co.heartbeat_interval = std::chrono::milliseconds(std::max(1, o.session_timeout_ms / 3));
+    // A third of the session, at most the default: a rebalance waits for
+    // members to hear of it through a heartbeat.
+    co.heartbeat_interval = std::min(
+        co.heartbeat_interval, std::chrono::milliseconds(std::max(1, o.session_timeout_ms / 3)));
   }
   if (o.assignor == "range") co.assignor = GroupAssignor::kRange;
   Result<std::unique_ptr<Consumer>> created = Consumer::create(co);
@@ -237,8 +240,9 @@ void add_consume_command(CLI::App& app, int* exit_code) {
                   "consumer group: join it and share the partitions with its other members "
                   "(with --partition: read that partition outside the membership); start at "
                   "its committed offsets, commit as records are printed");
-  cmd->add_option("--session-timeout-ms", o->session_timeout_ms,
-                  "with --group: the member's session timeout (heartbeats every third)")
+  cmd->add_option(
+         "--session-timeout-ms", o->session_timeout_ms,
+         "with --group: the member's session timeout (heartbeats every third, at most 3 s)")
       ->check(CLI::Range(1, 3'600'000));
   cmd->add_option("--assignor", o->assignor, "with --group: range or cooperative-sticky")
       ->check(CLI::IsMember({"range", "cooperative-sticky"}))
