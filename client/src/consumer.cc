@@ -142,6 +142,13 @@ Status Consumer::subscribe(std::vector<std::string> topics,
     return Status(ErrorCode::kInvalidArgument, "subscribe needs a consumer group id");
   }
   if (topics.empty()) return Status(ErrorCode::kInvalidArgument, "subscribe needs topics");
+  if (c.options.heartbeat_interval.count() <= 0 ||
+      c.options.heartbeat_interval >= c.options.session_timeout ||
+      c.options.rebalance_timeout.count() <= 0) {
+    return Status(ErrorCode::kInvalidArgument,
+                  "heartbeat_interval must be positive and below session_timeout, and "
+                  "rebalance_timeout positive");
+  }
   if (c.group) return Status(ErrorCode::kInvalidArgument, "the consumer is already subscribed");
   if (!c.assignment.empty()) {
     return Status(ErrorCode::kInvalidArgument, "subscribe after assign: unassign first");

@@ -172,6 +172,34 @@ TEST(Consumer, ReportsUnknownTopicsAndPartitions) {
   EXPECT_EQ(c->commit().code(), ErrorCode::kInvalidArgument);  // no group
 }
 
+// subscribe() and assign() exclude each other; subscribe needs a group and
+// topics. (Group membership itself runs against the real broker:
+// tests/integration/consumer_group_test.cc.)
+TEST(Consumer, SubscribeChecksItsArguments) {
+  FakeBroker broker;
+  broker.create_topic("t", 1);
+  auto no_group = consumer_for(broker);
+  EXPECT_EQ(no_group->subscribe({"t"}).code(), ErrorCode::kInvalidArgument);
+  auto assigned = consumer_for(broker, "g");
+  ASSERT_TRUE(assigned->assign("t").ok());
+  EXPECT_EQ(assigned->subscribe({"t"}).code(), ErrorCode::kInvalidArgument);
+  auto subscribed = consumer_for(broker, "g");
+  EXPECT_EQ(subscribed->subscribe({}).code(), ErrorCode::kInvalidArgument);
+  ASSERT_TRUE(subscribed->subscribe({"t"}).ok());
+  EXPECT_EQ(subscribed->subscribe({"t"}).code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(subscribed->assign("t").code(), ErrorCode::kInvalidArgument);
+  EXPECT_TRUE(subscribed->assignment().empty());  // joins in the first poll
+  EXPECT_TRUE(subscribed->close().ok());          // not a member yet: nothing to leave
+
+  ConsumerOptions o;
+  o.bootstrap = broker.address();
+  o.group_id = "g";
+  o.heartbeat_interval = o.session_timeout;
+  auto bad = Consumer::create(o);
+  ASSERT_TRUE(bad.ok());
+  EXPECT_EQ((*bad)->subscribe({"t"}).code(), ErrorCode::kInvalidArgument);
+}
+
 // Fetches and control calls share the consumer's one connection; a control
 // call reads its answer into memory of its own, so the records a poll
 // returned stay intact across a commit and a committed() lookup.

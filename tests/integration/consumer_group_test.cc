@@ -88,7 +88,13 @@ class Member {
     o.connect_timeout = milliseconds(1'000);
     o.request_timeout = milliseconds(3'000);
     o.assignor = assignor_;
+    // create() connects: while the broker is down (restarting), retry.
     auto created = Consumer::create(o);
+    while (!created.ok() && created.status().code() == ErrorCode::kNotConnected && !stop_) {
+      std::this_thread::sleep_for(milliseconds(50));  // pacing, not a wait for state
+      created = Consumer::create(o);
+    }
+    if (stop_ && !created.ok()) return;
     ASSERT_TRUE(created.ok()) << created.status().to_string();
     Consumer& consumer = **created;
     ASSERT_TRUE(consumer.subscribe({kTopic}).ok());

@@ -160,7 +160,8 @@ class Consumer {
   // reads (assignment()). The join itself happens in the next poll().
   // `listener` may be null (the default listener: commit on revoke).
   // Errors: kInvalidArgument without a group id or topics, after assign(),
-  // or when already subscribed.
+  // when already subscribed, or for a heartbeat_interval not below the
+  // session_timeout.
   Status subscribe(std::vector<std::string> topics,
                    std::shared_ptr<RebalanceListener> listener = nullptr);
   // The partitions read now (assigned or, when subscribed, given by the
