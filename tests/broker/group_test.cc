@@ -93,19 +93,53 @@ TEST_F(GroupTest, TheFirstRebalanceWaitsForTheInitialDelay) {
   limits_.initial_rebalance_delay = milliseconds(100);
   Group g("g", limits_);
   auto a = join(g, request());
-  now_ += milliseconds(10);
-  auto b = join(g, request());
   EXPECT_EQ(g.state(), GroupState::kPreparingRebalance);
-  now_ += milliseconds(50);
+  now_ += milliseconds(99);
   g.tick(now_);
   EXPECT_FALSE(a->has_value());
-  now_ += milliseconds(40);
+  now_ += milliseconds(1);
   g.tick(now_);
-  ASSERT_TRUE(a->has_value() && b->has_value());
+  ASSERT_TRUE(a->has_value());
   EXPECT_EQ((**a).generation, 1);
-  EXPECT_EQ((**b).generation, 1);
-  EXPECT_EQ((**a).leader_id, (**b).leader_id);
   EXPECT_EQ(g.state(), GroupState::kCompletingRebalance);
+}
+
+TEST_F(GroupTest, TheInitialDelayGoesOnWhileMembersKeepArriving) {
+  limits_.initial_rebalance_delay = milliseconds(100);
+  Group g("g", limits_);
+  auto a = join(g, request());
+  now_ += milliseconds(50);
+  auto b = join(g, request());
+  now_ += milliseconds(50);
+  g.tick(now_);  // 100 ms: B came meanwhile, so another 100 ms
+  EXPECT_FALSE(a->has_value());
+  now_ += milliseconds(50);
+  auto c = join(g, request());
+  now_ += milliseconds(50);
+  g.tick(now_);  // 200 ms: C came, another 100 ms
+  EXPECT_FALSE(a->has_value());
+  now_ += milliseconds(100);
+  g.tick(now_);  // 300 ms: nobody new
+  ASSERT_TRUE(a->has_value() && b->has_value() && c->has_value());
+  EXPECT_EQ((**c).generation, 1);
+  EXPECT_EQ((**a).leader_id, (**c).leader_id);
+}
+
+TEST_F(GroupTest, TheInitialDelayNeverOutlastsTheRebalanceTimeout) {
+  limits_.initial_rebalance_delay = milliseconds(400);
+  Group g("g", limits_);
+  auto first = join(g, request());  // rebalance timeout 1 s
+  std::vector<std::shared_ptr<std::optional<JoinResult>>> more;
+  for (int i = 0; i < 2; ++i) {
+    now_ += milliseconds(400);
+    more.push_back(join(g, request()));
+    g.tick(now_);
+  }
+  EXPECT_FALSE(first->has_value());  // 800 ms: extended by the 200 ms left
+  now_ += milliseconds(200);
+  g.tick(now_);
+  ASSERT_TRUE(first->has_value());
+  EXPECT_EQ((**first).generation, 1);
 }
 
 TEST_F(GroupTest, MembersThatDoNotRejoinInTheRebalanceTimeoutAreDropped) {
