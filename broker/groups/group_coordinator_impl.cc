@@ -43,6 +43,12 @@ bool unused(const Group& g) {
          !g.has_pending();
 }
 
+// Counted against GroupLimits::max_groups: members, or member ids handed
+// out (MEMBER_ID_REQUIRED) that may still join.
+bool active(const Group& g) {
+  return g.member_count() > 0 || g.has_pending();
+}
+
 }  // namespace
 
 Result<std::unique_ptr<GroupCoordinator>> GroupCoordinator::open(CoreSet& cores,
@@ -59,7 +65,7 @@ GroupCoordinatorImpl::GroupCoordinatorImpl(CoreSet& cores, OffsetStore& offsets,
                                            std::string data_dir, GroupLimits limits)
     : cores_(cores),
       offsets_(offsets),
-      store_(storage::posix_file_system(), data_dir),
+      store_(std::make_shared<GroupStore>(storage::posix_file_system(), data_dir)),
       limits_(limits) {
   for (size_t i = 0; i < cores_.size(); ++i) shards_.push_back(std::make_unique<Shard>());
 }
@@ -67,12 +73,12 @@ GroupCoordinatorImpl::GroupCoordinatorImpl(CoreSet& cores, OffsetStore& offsets,
 GroupCoordinatorImpl::~GroupCoordinatorImpl() = default;
 
 Status GroupCoordinatorImpl::start() {
-  Result<std::vector<StoredGroup>> stored = store_.load_all(limits_);
+  Result<std::vector<StoredGroup>> stored = store_->load_all(limits_);
   if (!stored.ok()) return stored.status();
   const Clock::time_point now = Clock::now();
   for (const StoredGroup& s : *stored) {
     auto group = std::make_unique<Group>(s, limits_, now);
-    if (group->member_count() > 0) ++active_groups_;
+    if (active(*group)) ++active_groups_;
     shards_[owner_core(s.group_id)]->groups.emplace(s.group_id, std::move(group));
   }
   if (!stored->empty()) spdlog::info("loaded {} consumer group(s)", stored->size());
@@ -96,18 +102,19 @@ Group* GroupCoordinatorImpl::find(size_t core, std::string_view group_id) {
   return it == groups.end() ? nullptr : it->second.get();
 }
 
-void GroupCoordinatorImpl::after_change(size_t core, Group& group, bool had_members) {
-  const bool has_members = group.member_count() > 0;
-  if (has_members && !had_members) ++active_groups_;
-  if (!has_members && had_members) --active_groups_;
+void GroupCoordinatorImpl::after_change(size_t core, Group& group, bool was_active) {
+  const bool now_active = active(group);
+  if (now_active && !was_active) ++active_groups_;
+  if (!now_active && was_active) --active_groups_;
   if (group.take_settled()) {
     std::string name = group.name();
     std::string bytes = encode_group(group.snapshot());
-    post_task(cores_.sync_context(core), [this, name = std::move(name), bytes = std::move(bytes)] {
-      if (Status st = store_.save(name, bytes); !st.ok()) {
-        spdlog::error("group {}: could not persist its metadata: {}", name, st.message());
-      }
-    });
+    post_task(cores_.sync_context(core),
+              [store = store_, name = std::move(name), bytes = std::move(bytes)] {
+                if (Status st = store->save(name, bytes); !st.ok()) {
+                  spdlog::error("group {}: could not persist its metadata: {}", name, st.message());
+                }
+              });
   }
   if (unused(group)) shards_[core]->groups.erase(group.name());
 }
@@ -117,7 +124,7 @@ void GroupCoordinatorImpl::tick(size_t core) {
   auto& groups = shards_[core]->groups;
   for (auto it = groups.begin(); it != groups.end();) {
     Group& g = *(it++)->second;  // advanced first: after_change may erase g
-    const bool had = g.member_count() > 0;
+    const bool had = active(g);
     g.tick(now);
     after_change(core, g, had);
   }
@@ -135,7 +142,7 @@ void GroupCoordinatorImpl::join(JoinRequest request, asio::any_io_executor reply
       return;
     }
     Group* g = find(core, request.group_id);
-    if ((g == nullptr || g->member_count() == 0) && active_groups_.load() >= limits_.max_groups) {
+    if ((g == nullptr || !active(*g)) && active_groups_.load() >= limits_.max_groups) {
       answer(JoinResult{.status = Status(ErrorCode::kGroupFull,
                                          "the broker has " + std::to_string(limits_.max_groups) +
                                              " groups with members (max_groups)")});
@@ -146,7 +153,7 @@ void GroupCoordinatorImpl::join(JoinRequest request, asio::any_io_executor reply
       g = group.get();
       shards_[core]->groups.emplace(request.group_id, std::move(group));
     }
-    const bool had = g->member_count() > 0;
+    const bool had = active(*g);
     g->join(std::move(request), Clock::now(), std::move(answer));
     after_change(core, *g, had);
   });
@@ -164,7 +171,7 @@ void GroupCoordinatorImpl::sync(SyncRequest request, asio::any_io_executor reply
       answer(SyncResult{.status = Status(ErrorCode::kUnknownMember, "no such group")});
       return;
     }
-    const bool had = g->member_count() > 0;
+    const bool had = active(*g);
     g->sync(std::move(request), Clock::now(), std::move(answer));
     after_change(core, *g, had);
   });
@@ -203,7 +210,7 @@ void GroupCoordinatorImpl::leave(std::string group_id, std::vector<LeaveMember> 
       result.member_status.assign(members.size(),
                                   Status(ErrorCode::kUnknownMember, "no such group"));
     } else {
-      const bool had = g->member_count() > 0;
+      const bool had = active(*g);
       result = g->leave(members, Clock::now());
       after_change(core, *g, had);
     }
@@ -302,16 +309,17 @@ void GroupCoordinatorImpl::remove(std::string group_id, asio::any_io_executor re
     }
     const bool had_group = g != nullptr;
     if (g != nullptr) {
+      if (active(*g)) --active_groups_;  // member ids handed out only
       g->mark_dead();
       shards_[core]->groups.erase(group_id);
     }
     // The group's file and offsets go on the sync thread, after any write
     // of the group queued before.
     post_task(cores_.sync_context(core),
-              [this, had_group, group_id = std::move(group_id), reply_on = std::move(reply_on),
-               done = std::move(done)]() mutable {
-                Status st = store_.remove(group_id);
-                Result<bool> had_offsets = offsets_.remove_group(group_id);
+              [store = store_, &offsets = offsets_, had_group, group_id = std::move(group_id),
+               reply_on = std::move(reply_on), done = std::move(done)]() mutable {
+                Status st = store->remove(group_id);
+                Result<bool> had_offsets = offsets.remove_group(group_id);
                 if (st.ok() && !had_offsets.ok()) st = had_offsets.status();
                 if (st.ok() && !had_group && !*had_offsets) {
                   st = Status(ErrorCode::kUnknownGroup, "no such group");

@@ -8,7 +8,8 @@
 //
 // Persistence: when a group settles, its snapshot is encoded on the owner
 // core and written on that core's sync thread (in order, FIFO), so the
-// cores never wait on the disk.
+// cores never wait on the disk. Those writes hold the GroupStore (not the
+// coordinator); the OffsetStore must outlive the sync threads' work.
 #pragma once
 
 #include <atomic>
@@ -25,6 +26,8 @@
 
 namespace spillway::broker::groups {
 
+// Destroy it only once the cores have stopped running (their periodic
+// tasks and queued calls hold `this`), as main() does.
 class GroupCoordinatorImpl final : public GroupCoordinator {
  public:
   GroupCoordinatorImpl(CoreSet& cores, OffsetStore& offsets, std::string data_dir,
@@ -67,17 +70,21 @@ class GroupCoordinatorImpl final : public GroupCoordinator {
   void on_owner(std::string_view group_id, F&& fn);
   // The group, or null when the shard has none (on its owner core).
   Group* find(size_t core, std::string_view group_id);
-  // After a change to `group` on its owner core: keeps the count of groups
-  // with members and persists the group if it settled.
-  void after_change(size_t core, Group& group, bool had_members);
+  // After a change to `group` on its owner core: keeps the count of active
+  // groups (members or outstanding member ids) and persists the group if it
+  // settled.
+  void after_change(size_t core, Group& group, bool was_active);
   void tick(size_t core);
 
   CoreSet& cores_;
   OffsetStore& offsets_;
-  GroupStore store_;
+  // Shared with the writes queued on the sync threads, which may run after
+  // the coordinator is gone (the sync threads end after it in tests).
+  std::shared_ptr<GroupStore> store_;
   const GroupLimits limits_;
   std::vector<std::unique_ptr<Shard>> shards_;
-  // Groups with at least one member, broker-wide (GroupLimits::max_groups).
+  // Groups with members or outstanding member ids, broker-wide
+  // (GroupLimits::max_groups).
   std::atomic<size_t> active_groups_{0};
 };
 
