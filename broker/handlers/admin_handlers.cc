@@ -4,9 +4,12 @@
 #include <algorithm>
 #include <asio/post.hpp>
 #include <deque>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "groups/group_coordinator.h"
 #include "spillway/common/messages/metadata.h"
 #include "spillway/common/messages/offsets.h"
 #include "spillway/common/messages/topics.h"
@@ -162,13 +165,24 @@ void DeleteTopicsHandler::handle(Exchange& exchange) {
   if (!st.ok()) exchange.finish(st);
 }
 
-void CommitOffsetsHandler::handle(Exchange& exchange) {
-  Result<messages::CommitOffsetsRequest> request =
-      messages::decode_commit_offsets_request(exchange.body());
-  if (!request.ok()) {
-    exchange.finish(request.status());
-    return;
-  }
+namespace {
+
+// Who commits: a member of the group in a generation, or nobody (generation
+// -1 and no member id: a "simple" commit, which the coordinator allows only
+// while the group has no members).
+struct Committer {
+  std::string member_id;
+  int32_t generation = -1;
+  std::optional<std::string> group_instance_id;
+};
+
+// CommitOffsets and CommitMemberOffsets: checks every entry, asks the
+// coordinator whether `who` may commit for the group now, stores the valid
+// entries (on the core's sync thread: an fsync per commit) and answers
+// with one result per entry, in request order. A refusal by the
+// coordinator is the result of every entry that was to be stored.
+void commit(BrokerContext& context, Exchange& exchange, std::string_view group,
+            const messages::Array<messages::CommitOffsetsTopic>& topics, Committer who) {
   struct Work {
     std::string group;
     std::vector<OffsetStore::Entry> valid;
@@ -177,22 +191,24 @@ void CommitOffsetsHandler::handle(Exchange& exchange) {
       int32_t partition;
       ErrorCode code;
       std::string message;
+      bool stored;  // valid: its result is the coordinator's or the store's
     };
     std::vector<Result> results;  // in request order
     std::vector<std::pair<std::string, size_t>> topic_sizes;
   };
   auto work = std::make_shared<Work>();
-  work->group = std::string(request->group);
-  for (const messages::CommitOffsetsTopic& t : request->topics) {
-    const Topic* topic = context_.topics.find(t.name);
+  work->group = std::string(group);
+  for (const messages::CommitOffsetsTopic& t : topics) {
+    const Topic* topic = context.topics.find(t.name);
     work->topic_sizes.emplace_back(std::string(t.name), static_cast<size_t>(t.entries.size()));
     for (const messages::CommitOffsetEntry& e : t.entries) {
-      Work::Result r{std::string(t.name), e.partition, ErrorCode::kOk, {}};
+      Work::Result r{std::string(t.name), e.partition, ErrorCode::kOk, {}, false};
       if (Status st = check_commit(topic, t.name, e.partition, e.offset); !st.ok()) {
         r.code = st.code();
         r.message = std::string(st.message());
       } else {
         work->valid.push_back({std::string(t.name), e.partition, e.offset});
+        r.stored = true;
       }
       work->results.push_back(std::move(r));
     }
@@ -201,28 +217,82 @@ void CommitOffsetsHandler::handle(Exchange& exchange) {
     exchange.finish(valid);
     return;
   }
-  context_.offsets.commit_async(
-      work->group, std::move(work->valid), exchange.executor(),
-      [work, ex = &exchange, keep = exchange.keep_alive()](Status st) {
-        // The response as views over the results (messages/offsets.h).
-        std::vector<messages::PartitionError> errors;
-        errors.reserve(work->results.size());
-        for (const Work::Result& res : work->results) {
-          const bool failed = res.code == ErrorCode::kOk && !st.ok();
-          errors.push_back({.partition = res.partition,
-                            .error_code = failed ? st.code() : res.code,
-                            .error_message = failed ? st.message() : res.message});
+  // `st`: the coordinator's refusal or the store's answer.
+  const auto send = [](Exchange& ex, const Work& work, const Status& st) {
+    // The response as views over the results (messages/offsets.h).
+    std::vector<messages::PartitionError> errors;
+    errors.reserve(work.results.size());
+    for (const Work::Result& res : work.results) {
+      const bool failed = res.stored && !st.ok();
+      errors.push_back({.partition = res.partition,
+                        .error_code = failed ? st.code() : res.code,
+                        .error_message = failed ? st.message() : res.message});
+    }
+    std::vector<messages::CommitOffsetsTopicResult> topics;
+    size_t first = 0;
+    for (const auto& [name, count] : work.topic_sizes) {
+      topics.push_back(
+          {.name = name,
+           .results = std::span<const messages::PartitionError>(errors).subspan(first, count)});
+      first += count;
+    }
+    ex.finish(messages::encode_commit_offsets_response({topics}, ex.out()));
+  };
+  const auto store = [&context, work, send](Exchange& ex, std::shared_ptr<void> keep) {
+    std::vector<OffsetStore::Entry> entries = std::move(work->valid);
+    context.offsets.commit_async(
+        work->group, std::move(entries), ex.executor(),
+        [work, send, ex = &ex, keep = std::move(keep)](Status st) { send(*ex, *work, st); });
+  };
+  if (work->valid.empty()) {
+    send(exchange, *work, Status::Ok());
+    return;
+  }
+  if (context.groups == nullptr) {
+    // No coordinator (a broker without groups): only simple commits.
+    if (who.generation >= 0 || !who.member_id.empty()) {
+      send(exchange, *work, Status(ErrorCode::kIllegalGeneration, "this broker serves no groups"));
+      return;
+    }
+    store(exchange, exchange.keep_alive());
+    return;
+  }
+  context.groups->check_commit(
+      work->group, std::move(who.member_id), who.generation, std::move(who.group_instance_id),
+      exchange.executor(),
+      [work, send, store, ex = &exchange, keep = exchange.keep_alive()](Status allowed) {
+        if (!allowed.ok()) {
+          send(*ex, *work, allowed);
+          return;
         }
-        std::vector<messages::CommitOffsetsTopicResult> topics;
-        size_t first = 0;
-        for (const auto& [name, count] : work->topic_sizes) {
-          topics.push_back(
-              {.name = name,
-               .results = std::span<const messages::PartitionError>(errors).subspan(first, count)});
-          first += count;
-        }
-        ex->finish(messages::encode_commit_offsets_response({topics}, ex->out()));
+        store(*ex, keep);
       });
+}
+
+}  // namespace
+
+void CommitOffsetsHandler::handle(Exchange& exchange) {
+  Result<messages::CommitOffsetsRequest> request =
+      messages::decode_commit_offsets_request(exchange.body());
+  if (!request.ok()) {
+    exchange.finish(request.status());
+    return;
+  }
+  commit(context_, exchange, request->group, request->topics, Committer{});
+}
+
+void CommitMemberOffsetsHandler::handle(Exchange& exchange) {
+  Result<messages::CommitMemberOffsetsRequest> request =
+      messages::decode_commit_member_offsets_request(exchange.body());
+  if (!request.ok()) {
+    exchange.finish(request.status());
+    return;
+  }
+  Committer who{.member_id = std::string(request->member_id),
+                .generation = request->generation_id,
+                .group_instance_id = std::nullopt};
+  if (request->group_instance_id) who.group_instance_id = std::string(*request->group_instance_id);
+  commit(context_, exchange, request->group, request->topics, std::move(who));
 }
 
 void FetchOffsetsHandler::handle(Exchange& exchange) {

@@ -1,6 +1,6 @@
-// Metadata (3), CreateTopics (4), DeleteTopics (5), CommitOffsets (7) and
-// FetchOffsets (8): the control requests (docs/protocol.md). None of them is
-// on the produce/fetch hot path.
+// Metadata (3), CreateTopics (4), DeleteTopics (5), CommitOffsets (7),
+// FetchOffsets (8) and CommitMemberOffsets (17): the control requests
+// (docs/protocol.md). None of them is on the produce/fetch hot path.
 #pragma once
 
 #include "broker_context.h"
@@ -42,10 +42,22 @@ class DeleteTopicsHandler final : public Handler {
 };
 
 // Commits run on the core's sync thread (an fsync per commit) and the answer
-// comes back to the connection.
+// comes back to the connection. Both ask the group coordinator first
+// (GroupCoordinator::check_commit): CommitOffsets as a "simple" commit
+// (refused with unknown_member while the group has members),
+// CommitMemberOffsets with the member's id and generation.
 class CommitOffsetsHandler final : public Handler {
  public:
   explicit CommitOffsetsHandler(BrokerContext& context) : context_(context) {}
+  void handle(Exchange& exchange) override;
+
+ private:
+  BrokerContext& context_;
+};
+
+class CommitMemberOffsetsHandler final : public Handler {
+ public:
+  explicit CommitMemberOffsetsHandler(BrokerContext& context) : context_(context) {}
   void handle(Exchange& exchange) override;
 
  private:

@@ -21,6 +21,7 @@ NativeHandlers::NativeHandlers(Dispatcher& dispatcher, BrokerContext& context,
       create_topics_(context),
       delete_topics_(context),
       commit_offsets_(context),
+      commit_member_offsets_(context),
       fetch_offsets_(context),
       init_producer_id_(context),
       join_group_(context),
@@ -55,6 +56,8 @@ NativeHandlers::NativeHandlers(Dispatcher& dispatcher, BrokerContext& context,
                  &describe_groups_);
   dispatcher.add(ApiKey::kDeleteGroups, kDeleteGroupsVersion, kDeleteGroupsVersion,
                  &delete_groups_);
+  dispatcher.add(ApiKey::kCommitMemberOffsets, kCommitMemberOffsetsVersion,
+                 kCommitMemberOffsetsVersion, &commit_member_offsets_);
 }
 
 }  // namespace spillway::broker

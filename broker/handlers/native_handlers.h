@@ -31,6 +31,7 @@ class NativeHandlers {
   CreateTopicsHandler create_topics_;
   DeleteTopicsHandler delete_topics_;
   CommitOffsetsHandler commit_offsets_;
+  CommitMemberOffsetsHandler commit_member_offsets_;
   FetchOffsetsHandler fetch_offsets_;
   InitProducerIdHandler init_producer_id_;
   JoinGroupHandler join_group_;

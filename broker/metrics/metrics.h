@@ -39,7 +39,7 @@ class Metrics {
       50, 100, 250, 500, 1000, 2500, 5000, 10000, 25000, 50000, 100000, 250000, 1000000, 5000000};
   // Api keys are numbered per protocol; each has its own histograms.
   enum class Protocol : uint8_t { kNative, kKafka };
-  static constexpr size_t kNativeApis = 16;
+  static constexpr size_t kNativeApis = 32;
   static constexpr size_t kKafkaApis = 64;
 
   // One finished request of api `api_key` of `protocol` that took `latency`.

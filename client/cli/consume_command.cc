@@ -142,7 +142,19 @@ int run_consume(const ConsumeCommandOptions& o) {
 
   auto commit_shown = [&]() -> Status {
     if (o.group.empty() || shown.empty()) return Status::Ok();
-    return consumer.commit(shown);
+    Status committed = consumer.commit(shown);
+    // A member's commit refused by the group (a rebalance moved on without
+    // it, or it is rejoining): not fatal. The next poll rejoins; what was
+    // printed but not committed is read again by the partition's owner.
+    const ErrorCode code = committed.code();
+    if (member && (code == ErrorCode::kRebalanceInProgress ||
+                   code == ErrorCode::kIllegalGeneration || code == ErrorCode::kUnknownMember ||
+                   code == ErrorCode::kFencedInstanceId)) {
+      std::fprintf(stderr, "spillway consume: commit refused, rejoining the group: %s\n",
+                   std::string(committed.message()).c_str());
+      return Status::Ok();
+    }
+    return committed;
   };
   int64_t printed = 0;
   auto last_data = std::chrono::steady_clock::now();

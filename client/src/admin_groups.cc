@@ -241,7 +241,10 @@ Result<std::vector<OffsetResetResult>> Admin::reset_offsets(std::string_view gro
                                                             const OffsetResetSpec& spec) {
   wire::Channel& channel = wire::channel_of(connection_);
   // A group nobody knows yet may be given offsets; one with members may not
-  // (they would overwrite them with their next commit).
+  // (they would overwrite them with their next commit). The broker enforces
+  // that (the commit below is a simple one, refused with kUnknownMember
+  // while the group has members); this look first only makes the message
+  // name the members and the state.
   Result<GroupDescription> d = describe_members(channel, group);
   if (!d.ok() && d.status().code() != ErrorCode::kUnknownGroup) return d.status();
   if (d.ok() && !d->members.empty()) {
@@ -290,7 +293,7 @@ Result<std::vector<OffsetResetResult>> Admin::reset_offsets(std::string_view gro
   if (Status st = wire::commit_offsets(channel, group, commits); !st.ok()) {
     if (st.code() == ErrorCode::kGroupNotEmpty || st.code() == ErrorCode::kUnknownMember ||
         st.code() == ErrorCode::kIllegalGeneration) {
-      // A member joined between the check and the commit.
+      // The broker's refusal: a member joined after the look above.
       return Status(ErrorCode::kGroupNotEmpty,
                     "group " + owned(group) +
                         " has members now; stop its consumers before resetting its offsets (" +

@@ -1,5 +1,5 @@
 // Consumer: Fetch long polls and the control calls (Metadata, FetchOffsets,
-// CommitOffsets) on one Channel. It composes
+// CommitOffsets or, subscribed, CommitMemberOffsets) on one Channel. It composes
 //   Assignment      (consumer_assignment.h)  assigned partitions, positions
 //   FetchedBatches  (fetched_batches.h)      fetched bytes -> checked records
 // and the one-round-trip lookups of metadata.h and group_offsets.h. Fetch
@@ -216,6 +216,10 @@ Status Consumer::Impl::ensure_group(Consumer& self) {
   // bound only stops a group that never settles from holding poll() forever.
   Status last;
   for (int round = 0; round < 10 && group->needs_rejoin(); ++round) {
+    // Dropped from the group (a heartbeat or commit said so): what it
+    // owned may be another member's already; the listener hears it as a
+    // revoke, whose commit is refused.
+    if (!group->in_generation()) revoke(self, owned);
     if (eager) revoke(self, owned);  // eager: give everything up first
     Result<std::vector<TopicPartition>> given = with_reconnect(
         [&](wire::Channel& ch) { return group->rejoin(ch, owned, partition_count); });
@@ -514,8 +518,30 @@ Status Consumer::commit(std::span<const TopicPartitionOffset> offsets) {
   if (c.options.group_id.empty()) {
     return Status(ErrorCode::kInvalidArgument, "commit needs a consumer group id");
   }
-  return c.with_reconnect(
-      [&](wire::Channel& ch) { return wire::commit_offsets(ch, c.options.group_id, offsets); });
+  if (!c.group) {
+    // assign(): a "simple" commit, which the broker refuses while the
+    // group has members.
+    return c.with_reconnect(
+        [&](wire::Channel& ch) { return wire::commit_offsets(ch, c.options.group_id, offsets); });
+  }
+  // subscribe(): the member's commit, fenced by the coordinator. Outside a
+  // generation (joining, or dropped from the group) there is nothing this
+  // member may commit; like Kafka's consumer it sends no simple commit then.
+  if (!c.group->in_generation()) {
+    return Status(ErrorCode::kRebalanceInProgress,
+                  "the consumer is (re)joining group " + c.options.group_id +
+                      "; it commits again once it has its partitions");
+  }
+  const std::string member = c.group->member_id();
+  const int32_t generation = c.group->generation();
+  Status st = c.with_reconnect([&](wire::Channel& ch) {
+    return wire::commit_offsets(ch, c.options.group_id, offsets,
+                                wire::CommitMember{.member_id = member, .generation = generation});
+  });
+  // Fenced: the partitions may belong to another member now; the next
+  // poll() rejoins (and revokes them first if this member was dropped).
+  if (!st.ok()) c.group->refused(member, generation, st.code());
+  return st;
 }
 
 Result<int64_t> Consumer::committed(std::string_view topic, int32_t partition) {

@@ -81,6 +81,33 @@ std::string GroupMember::member_id() const {
   return member_id_;
 }
 
+bool GroupMember::in_generation() const {
+  std::lock_guard lock(mu_);
+  return !member_id_.empty() && generation_ >= 0;
+}
+
+bool GroupMember::refused(std::string_view member, int32_t generation, ErrorCode code) {
+  std::lock_guard lock(mu_);
+  return refused_locked(member, generation, code);
+}
+
+bool GroupMember::refused_locked(std::string_view member, int32_t generation, ErrorCode code) {
+  // A stale answer (the consumer rejoined meanwhile) says nothing.
+  if (member != member_id_ || generation != generation_) return false;
+  if (code != ErrorCode::kRebalanceInProgress && code != ErrorCode::kIllegalGeneration &&
+      !drops_member(code)) {
+    return false;
+  }
+  active_ = false;
+  if (drops_member(code)) {
+    member_id_.clear();
+    generation_ = -1;
+  }
+  rejoin_ = true;
+  cv_.notify_all();
+  return true;
+}
+
 void GroupMember::heartbeat_loop() {
   // A heartbeat must not wait longer than the session lasts.
   ConnectionOptions options = settings_.connection;
@@ -108,15 +135,7 @@ void GroupMember::heartbeat_loop() {
       heartbeat_channel_.close();
       continue;
     }
-    // A stale answer (the consumer rejoined meanwhile) says nothing.
-    if (!active_ || member != member_id_ || generation != generation_) continue;
-    if (code == ErrorCode::kRebalanceInProgress || code == ErrorCode::kIllegalGeneration ||
-        drops_member(code)) {
-      active_ = false;
-      if (drops_member(code)) member_id_.clear();
-      rejoin_ = true;
-      cv_.notify_all();
-    }
+    if (active_) refused_locked(member, generation, code);
   }
 }
 

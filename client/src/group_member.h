@@ -7,9 +7,9 @@
 // the partitions owned, the assignor when this member leads, SyncGroup),
 // and keeps the membership alive from a background thread that sends a
 // Heartbeat every heartbeat interval on a connection of its own. When a
-// heartbeat says the group is rebalancing, or that this member's
-// generation or id is no longer valid, it raises needs_rejoin(); the
-// consumer's next poll() rejoins. Transport failures of heartbeats are
+// heartbeat (or a commit: refused()) says the group is rebalancing, or that
+// this member's generation or id is no longer valid, it raises
+// needs_rejoin(); the consumer's next poll() rejoins. Transport failures of heartbeats are
 // retried at the next interval on a new connection (a restarted broker
 // reloads the group with its members and generation, so heartbeats simply
 // resume).
@@ -77,8 +77,21 @@ class GroupMember {
 
   int32_t generation() const;
   std::string member_id() const;
+  // Whether this member is in a generation (a member id and a generation
+  // the last round gave it): only then may it commit.
+  bool in_generation() const;
+
+  // The coordinator refused a heartbeat or commit of `member` in
+  // `generation` with `code`: kRebalanceInProgress and kIllegalGeneration
+  // raise needs_rejoin(); kUnknownMember, kFencedInstanceId and
+  // kUnknownGroup also drop the member id. Other codes, and answers about
+  // an older member or generation (the member rejoined meanwhile), change
+  // nothing. Returns whether the member must rejoin.
+  bool refused(std::string_view member, int32_t generation, ErrorCode code);
 
  private:
+  // refused(), with mu_ held.
+  bool refused_locked(std::string_view member, int32_t generation, ErrorCode code);
   void heartbeat_loop();
   // The leader's part: every member's assignment bytes.
   Result<std::vector<std::pair<std::string, std::vector<std::byte>>>> assign(

@@ -1,4 +1,4 @@
-// FetchOffsets and CommitOffsets over a Channel (see group_offsets.h).
+// FetchOffsets, CommitOffsets and CommitMemberOffsets over a Channel (see group_offsets.h).
 #include "group_offsets.h"
 
 #include <algorithm>
@@ -41,7 +41,8 @@ Result<std::vector<CommittedOffset>> fetch_committed(Channel& channel, std::stri
 }
 
 Status commit_offsets(Channel& channel, std::string_view group,
-                      std::span<const TopicPartitionOffset> offsets) {
+                      std::span<const TopicPartitionOffset> offsets,
+                      std::optional<CommitMember> member) {
   std::vector<TopicPartitionOffset> sorted(offsets.begin(), offsets.end());
   std::stable_sort(sorted.begin(), sorted.end(),
                    [](const auto& a, const auto& b) { return a.topic < b.topic; });
@@ -60,10 +61,24 @@ Status commit_offsets(Channel& channel, std::string_view group,
          .entries = std::span<const messages::CommitOffsetEntry>(entries.data() + i, j - i)});
     i = j;
   }
-  const messages::CommitOffsetsRequest request{.group = group, .topics = topics};
-  Result<std::vector<std::byte>> body = channel.call(
-      frame::ApiKey::kCommitOffsets, messages::kCommitOffsetsVersion,
-      [&](WriteBuffer& out) { return messages::encode_commit_offsets_request(request, out); });
+  const auto call = [&]() -> Result<std::vector<std::byte>> {
+    if (!member) {
+      const messages::CommitOffsetsRequest request{.group = group, .topics = topics};
+      return channel.call(
+          frame::ApiKey::kCommitOffsets, messages::kCommitOffsetsVersion,
+          [&](WriteBuffer& out) { return messages::encode_commit_offsets_request(request, out); });
+    }
+    const messages::CommitMemberOffsetsRequest request{.group = group,
+                                                       .member_id = member->member_id,
+                                                       .generation_id = member->generation,
+                                                       .group_instance_id = std::nullopt,
+                                                       .topics = topics};
+    return channel.call(frame::ApiKey::kCommitMemberOffsets,
+                        messages::kCommitMemberOffsetsVersion, [&](WriteBuffer& out) {
+                          return messages::encode_commit_member_offsets_request(request, out);
+                        });
+  };
+  Result<std::vector<std::byte>> body = call();
   if (!body.ok()) return body.status();
   Result<messages::CommitOffsetsResponse> decoded = messages::decode_commit_offsets_response(*body);
   if (!decoded.ok()) return decoded.status();

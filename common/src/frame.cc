@@ -46,6 +46,8 @@ const char* api_name(int16_t api_key) noexcept {
       return "DescribeGroups";
     case ApiKey::kDeleteGroups:
       return "DeleteGroups";
+    case ApiKey::kCommitMemberOffsets:
+      return "CommitMemberOffsets";
   }
   return nullptr;
 }

@@ -1,4 +1,4 @@
-// CommitOffsets and FetchOffsets: their descriptions (messages/offsets.h)
+// CommitOffsets, CommitMemberOffsets and FetchOffsets: their descriptions (messages/offsets.h)
 // run both ways.
 #include "spillway/common/messages/offsets.h"
 
@@ -9,6 +9,14 @@ Result<CommitOffsetsRequest> decode_commit_offsets_request(std::span<const std::
 }
 Status encode_commit_offsets_request(const CommitOffsetsRequest& request,
                                      WriteBuffer& out) noexcept {
+  return wire::encode(request, kNative, out);
+}
+Result<CommitMemberOffsetsRequest> decode_commit_member_offsets_request(
+    std::span<const std::byte> body) {
+  return wire::decode<CommitMemberOffsetsRequest>(body, kNative, "CommitMemberOffsets request");
+}
+Status encode_commit_member_offsets_request(const CommitMemberOffsetsRequest& request,
+                                            WriteBuffer& out) noexcept {
   return wire::encode(request, kNative, out);
 }
 Result<CommitOffsetsResponse> decode_commit_offsets_response(std::span<const std::byte> body) {

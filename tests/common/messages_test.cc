@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -304,6 +305,37 @@ TEST(OffsetsCodec, CommitRoundTrip) {
   ASSERT_EQ(r.size(), 2u);
   EXPECT_EQ(r[1].error_code, ErrorCode::kUnknownPartition);
   EXPECT_EQ(r[1].error_message, "no");
+}
+
+TEST(OffsetsCodec, CommitMemberRoundTrip) {
+  const std::array<CommitOffsetEntry, 1> entries = {CommitOffsetEntry{2, 40}};
+  const std::array<CommitOffsetsTopic, 1> topics = {CommitOffsetsTopic{"t", entries}};
+  for (std::optional<std::string_view> instance :
+       {std::optional<std::string_view>{}, std::optional<std::string_view>{"static-1"}}) {
+    const CommitMemberOffsetsRequest req{.group = "g",
+                                         .member_id = "m-1",
+                                         .generation_id = 7,
+                                         .group_instance_id = instance,
+                                         .topics = topics};
+    const auto body =
+        encode([&](WriteBuffer& b) { return encode_commit_member_offsets_request(req, b); });
+    auto got = decode_commit_member_offsets_request(body);
+    ASSERT_TRUE(got.ok()) << got.status().to_string();
+    EXPECT_EQ(got->group, "g");
+    EXPECT_EQ(got->member_id, "m-1");
+    EXPECT_EQ(got->generation_id, 7);
+    EXPECT_EQ(got->group_instance_id, instance);
+    auto t = collect(got->topics);
+    ASSERT_EQ(t.size(), 1u);
+    auto e = collect(t[0].entries);
+    ASSERT_EQ(e.size(), 1u);
+    EXPECT_EQ(e[0].partition, 2);
+    EXPECT_EQ(e[0].offset, 40);
+    // Every cut short of the whole body is corrupt.
+    for (size_t cut = 0; cut < body.size(); ++cut) {
+      EXPECT_FALSE(decode_commit_member_offsets_request(std::span(body).first(cut)).ok()) << cut;
+    }
+  }
 }
 
 TEST(OffsetsCodec, FetchOffsetsRoundTrip) {

@@ -103,7 +103,8 @@ TEST(BrokerBadInput, LyingBodyLengthsAreCorruptAndTheConnectionStaysUsable) {
   // Truncated fetch and metadata bodies.
   const std::array<std::byte, 3> stub{};
   for (auto api : {frame::ApiKey::kFetch, frame::ApiKey::kMetadata, frame::ApiKey::kCreateTopics,
-                   frame::ApiKey::kCommitOffsets, frame::ApiKey::kFetchOffsets}) {
+                   frame::ApiKey::kCommitOffsets, frame::ApiKey::kFetchOffsets,
+                   frame::ApiKey::kCommitMemberOffsets}) {
     resp = client.call(api, stub);
     ASSERT_TRUE(resp.has_value());
     EXPECT_EQ(resp->header.error_code, ErrorCode::kCorruptMessage);

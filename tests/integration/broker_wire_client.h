@@ -246,7 +246,41 @@ class WireClient : public RawClient {
     const messages::CommitOffsetsTopic t{topic, std::span(&e, 1)};
     messages::CommitOffsetsRequest req{group, std::span(&t, 1)};
     auto body = encode_body([&](WriteBuffer& b) { return encode_commit_offsets_request(req, b); });
-    auto r = call(frame::ApiKey::kCommitOffsets, body);
+    return commit_result(call(frame::ApiKey::kCommitOffsets, body));
+  }
+
+  // The same as a group member (CommitMemberOffsets).
+  CommitResult commit_as(std::string_view group, std::string_view member_id, int32_t generation,
+                         std::string_view topic, int32_t partition, int64_t offset) {
+    const messages::CommitOffsetEntry e{partition, offset};
+    const messages::CommitOffsetsTopic t{topic, std::span(&e, 1)};
+    const messages::CommitMemberOffsetsRequest req{.group = group,
+                                                   .member_id = member_id,
+                                                   .generation_id = generation,
+                                                   .group_instance_id = std::nullopt,
+                                                   .topics = std::span(&t, 1)};
+    auto body =
+        encode_body([&](WriteBuffer& b) { return encode_commit_member_offsets_request(req, b); });
+    return commit_result(call(frame::ApiKey::kCommitMemberOffsets, body));
+  }
+
+  // The offset `group` committed for `topic`/`partition`: -1 when none,
+  // -2 when the call failed.
+  int64_t committed(std::string_view group, std::string_view topic, int32_t partition) {
+    const messages::FetchOffsetsTopic t{topic, std::span(&partition, 1)};
+    const messages::FetchOffsetsRequest req{group, std::span(&t, 1)};
+    auto body = encode_body([&](WriteBuffer& b) { return encode_fetch_offsets_request(req, b); });
+    auto r = call(frame::ApiKey::kFetchOffsets, body);
+    if (!r || r->header.error_code != ErrorCode::kOk) return -2;
+    auto decoded = messages::decode_fetch_offsets_response(r->body);
+    if (!decoded.ok()) return -2;
+    for (const auto& dt : decoded->topics) {
+      for (const auto& res : dt.results) return res.error_code == ErrorCode::kOk ? res.offset : -2;
+    }
+    return -2;
+  }
+
+  CommitResult commit_result(const std::optional<Response>& r) {
     if (!r) return {ErrorCode::kNotConnected, ""};
     if (r->header.error_code != ErrorCode::kOk) return {r->header.error_code, last_error_};
     auto decoded = messages::decode_commit_offsets_response(r->body);

@@ -93,9 +93,13 @@ class RebalanceListener {
   virtual ~RebalanceListener() = default;
   // `partitions` are about to be taken away (a rebalance moved them, or
   // the consumer closes) or were lost (the member was dropped from the
-  // group); records of them are no longer returned. The default commits
-  // their positions, so the next owner starts after what poll() returned
-  // here; a failed commit only means records are read again.
+  // group: a heartbeat or commit was answered kUnknownMember or
+  // kFencedInstanceId); records of them are no longer returned. The
+  // default commits their positions, so the next owner starts after what
+  // poll() returned here; a failed commit only means records are read
+  // again. For lost partitions that commit is always refused (the member
+  // is in no generation), so a dropped member never moves offsets that
+  // another member may own by now.
   virtual void on_partitions_revoked(Consumer& consumer,
                                      std::span<const TopicPartition> partitions);
   // `partitions` were added to the assignment; they start at the group's
@@ -200,6 +204,14 @@ class Consumer {
   // Commits the current positions of every assigned partition (the offsets
   // after the records poll() has returned) for the group; durable when it
   // returns ok. kInvalidArgument without a group id.
+  // After assign() it is a "simple" commit, which the broker refuses
+  // (kUnknownMember) while the group has members. After subscribe() it is
+  // this member's commit, which the broker stores only while the member is
+  // in the group's current generation: kIllegalGeneration, kUnknownMember,
+  // kRebalanceInProgress or kFencedInstanceId say its partitions may have
+  // moved, and the next poll() rejoins the group; kRebalanceInProgress also
+  // while the consumer is not in a generation (joining), without asking
+  // the broker.
   Status commit();
   Status commit(std::span<const TopicPartitionOffset> offsets);
   // The group's committed offset for the partition; -1 when none.

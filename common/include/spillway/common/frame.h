@@ -43,6 +43,8 @@ enum class ApiKey : int16_t {
   kListGroups = 14,
   kDescribeGroups = 15,
   kDeleteGroups = 16,
+  // A group member's CommitOffsets: fenced by its generation.
+  kCommitMemberOffsets = 17,
 };
 
 // "ApiVersions", "Produce", ... for a known key; nullptr otherwise.

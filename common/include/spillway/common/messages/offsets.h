@@ -1,9 +1,13 @@
-// Body codecs of CommitOffsets (api key 7) and FetchOffsets (api key 8),
-// version 0: a consumer group's committed offsets per topic partition.
-// Layout in docs/protocol.md ("CommitOffsets", "FetchOffsets").
+// Body codecs of CommitOffsets (api key 7), CommitMemberOffsets (api key 17)
+// and FetchOffsets (api key 8), version 0: a consumer group's committed
+// offsets per topic partition. CommitOffsets is a "simple" commit (no
+// member: refused while the group has members); CommitMemberOffsets is a
+// member's, fenced by its member id and generation. Layout in
+// docs/protocol.md ("CommitOffsets", "CommitMemberOffsets", "FetchOffsets").
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string_view>
 
@@ -12,6 +16,7 @@
 namespace spillway::messages {
 
 inline constexpr int16_t kCommitOffsetsVersion = 0;
+inline constexpr int16_t kCommitMemberOffsetsVersion = 0;
 inline constexpr int16_t kFetchOffsetsVersion = 0;
 
 struct CommitOffsetEntry {
@@ -53,6 +58,34 @@ struct CommitOffsetsRequest {
 Result<CommitOffsetsRequest> decode_commit_offsets_request(std::span<const std::byte> body);
 Status encode_commit_offsets_request(const CommitOffsetsRequest& request,
                                      WriteBuffer& out) noexcept;
+
+// CommitOffsets from a member of the group (Kafka's OffsetCommit with a
+// generation): stored only while `member_id` is in the group's current
+// generation. Answered with a CommitOffsetsResponse.
+struct CommitMemberOffsetsRequest {
+  std::string_view group;
+  std::string_view member_id;
+  int32_t generation_id = -1;
+  std::optional<std::string_view> group_instance_id;  // static membership; nullable
+  Array<CommitOffsetsTopic> topics;
+
+  static constexpr auto fields() {
+    return std::tuple{
+        Field<&CommitMemberOffsetsRequest::group>{"group"},
+        Field<&CommitMemberOffsetsRequest::member_id>{"member_id"},
+        Field<&CommitMemberOffsetsRequest::generation_id>{"generation_id"},
+        Field<&CommitMemberOffsetsRequest::group_instance_id>{"group_instance_id",
+                                                              wire::kAllVersions,
+                                                              wire::kAllVersions},
+        Field<&CommitMemberOffsetsRequest::topics>{"topics"},
+    };
+  }
+};
+
+Result<CommitMemberOffsetsRequest> decode_commit_member_offsets_request(
+    std::span<const std::byte> body);
+Status encode_commit_member_offsets_request(const CommitMemberOffsetsRequest& request,
+                                            WriteBuffer& out) noexcept;
 
 struct PartitionError {
   int32_t partition = 0;
