@@ -1,0 +1,73 @@
+// The broker killed (SIGKILL) in the middle of a rebalance, a third member
+// joining, and restarted on the same ports and data directory: every member
+// rejoins, consumption continues from the committed offsets (not from the
+// start of the log), and at the end nothing is lost.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <algorithm>
+#include <map>
+#include <sstream>
+
+#include "group_test.h"
+
+namespace spillway::testing {
+namespace {
+
+class BrokerRestartTest : public GroupTest {};
+
+TEST_F(BrokerRestartTest, MembersRejoinAndContinueFromCommittedOffsetsAfterAKill9) {
+  // An eager strategy: the revoke callbacks show the rebalance has begun.
+  const std::string strategy = "range";
+  producer_ = std::make_unique<KeyedProducer>(kafka(), topic_);
+  producer_->allow(4'000);
+  add_member("a", member_options(strategy));
+  add_member("b", member_options(strategy));
+  expect_shares_cover("two members");
+  // Everything so far committed, so the check below has offsets to go by.
+  ASSERT_TRUE(producer_->wait_delivered(kGuard));
+  ASSERT_TRUE(wait_until(kGuard, [&] {
+    return committed_offsets(kafka(), group_, topic_, kPartitions) ==
+           log_end_offsets(kafka(), topic_, kPartitions);
+  }));
+  const std::vector<int64_t> committed = committed_offsets(kafka(), group_, topic_, kPartitions);
+  producer_->allow(8'000);
+
+  const int64_t joining = now_ms();
+  add_member("c", member_options(strategy));
+  ASSERT_TRUE(wait_until(kGuard, [&] {
+    return member("a").count("REVOKE", joining) + member("b").count("REVOKE", joining) > 0;
+  })) << describe_shares(members());
+  ASSERT_TRUE(broker_->stop(SIGKILL).ok());
+  const int64_t restarted = now_ms();
+  start_broker(/*same_ports=*/true);
+  ASSERT_FALSE(HasFatalFailure());
+  producer_->allow(14'000);
+
+  expect_shares_cover("after the broker's restart");
+  // Every partition's records consumed after the restart are at or past
+  // the offset committed before it: the members went on from their
+  // commits, not from the start of the log.
+  std::map<int32_t, int64_t> first_offset;  // the lowest one per partition
+  ASSERT_TRUE(wait_until(kGuard, [&] {
+    for (const MemberProcess* m : members()) {
+      for (const MemberEvent& e : m->events()) {
+        if (e.kind != "CONSUMED" || e.ms < restarted) continue;
+        std::istringstream fields(e.rest);
+        int32_t p = -1;
+        int64_t offset = -1;
+        fields >> p >> offset;
+        auto [it, added] = first_offset.emplace(p, offset);
+        if (!added) it->second = std::min(it->second, offset);
+      }
+    }
+    return first_offset.size() == static_cast<size_t>(kPartitions);
+  })) << describe_shares(members());
+  for (const auto& [p, offset] : first_offset) {
+    EXPECT_GE(offset, committed[static_cast<size_t>(p)]) << "partition " << p;
+  }
+  expect_nothing_lost();
+}
+
+}  // namespace
+}  // namespace spillway::testing

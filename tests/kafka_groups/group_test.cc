@@ -1,0 +1,170 @@
+#include "group_test.h"
+
+#include <signal.h>
+
+#include <algorithm>
+
+#include "spillway/admin.h"
+
+namespace spillway::testing {
+
+namespace {
+
+// The broker's group settings for the tests: the smallest session timeout
+// the members use, and no wait for more members before the first
+// rebalance, so that the suite stays fast. Left out (the broker's
+// defaults) by the default-timeouts measurement.
+const std::vector<std::string> kShortGroupTimeouts = {};
+
+}  // namespace
+
+void GroupTest::SetUp() {
+  start_broker();
+  if (HasFatalFailure()) return;
+  create_topic();
+}
+
+void GroupTest::TearDown() {
+  // Members first (they would otherwise retry against a dead broker), then
+  // the producer, then the broker (its destructor kills it).
+  for (auto& m : members_) {
+    if (m->running()) m->stop(SIGKILL);
+  }
+  if (HasFailure()) {
+    for (auto& m : members_) {
+      std::cerr << "---- member " << m->name() << " log (last 4000 bytes)\n";
+      const std::string log = m->log();
+      std::cerr << log.substr(log.size() > 4000 ? log.size() - 4000 : 0) << "\n";
+    }
+    if (broker_) {
+      const std::string log = broker_->log();
+      std::cerr << "---- broker log (last 4000 bytes)\n"
+                << log.substr(log.size() > 4000 ? log.size() - 4000 : 0) << "\n";
+    }
+  }
+  members_.clear();
+  producer_.reset();
+  broker_.reset();
+}
+
+void GroupTest::start_broker(bool same_ports, bool group_defaults) {
+  BrokerProcess::Options options;
+  options.default_data_dir = false;
+  options.args = {"--threads", "2", "--data-dir", (dir_.path() / "data").string()};
+  if (!group_defaults) {
+    options.args.insert(options.args.end(), kShortGroupTimeouts.begin(), kShortGroupTimeouts.end());
+  }
+  if (same_ports) {
+    options.args.insert(options.args.end(),
+                        {"--listen", native_address_, "--kafka-listen", kafka_address_});
+  }
+  auto started = BrokerProcess::start(options);
+  ASSERT_TRUE(started.ok()) << started.status().to_string();
+  broker_ = std::move(*started);
+  native_address_ = broker_->address();
+  kafka_address_ = broker_->kafka_address();
+}
+
+void GroupTest::create_topic() {
+  auto admin = Admin::connect(native_address_);
+  ASSERT_TRUE(admin.ok()) << admin.status().to_string();
+  TopicOptions topic;
+  topic.partitions = kPartitions;
+  ASSERT_TRUE(admin->create_topic(topic_, topic).ok());
+}
+
+MemberOptions GroupTest::member_options(const std::string& strategy) const {
+  MemberOptions o;
+  o.bootstrap = kafka_address_;
+  o.topic = topic_;
+  o.group = group_;
+  o.strategy = strategy;
+  o.session_timeout_ms = 6000;
+  o.heartbeat_ms = 1000;
+  return o;
+}
+
+MemberProcess& GroupTest::add_member(const std::string& name, MemberOptions options) {
+  members_.push_back(std::make_unique<MemberProcess>(dir_.path(), name, std::move(options)));
+  return *members_.back();
+}
+
+MemberProcess& GroupTest::restart_member(const std::string& name, MemberOptions options) {
+  for (auto& m : members_) {
+    if (m->name() != name) continue;
+    if (m->running()) m->stop(SIGKILL);
+    m = std::make_unique<MemberProcess>(dir_.path(), name, std::move(options));
+    return *m;
+  }
+  return add_member(name, std::move(options));
+}
+
+MemberProcess& GroupTest::member(const std::string& name) {
+  for (auto& m : members_) {
+    if (m->name() == name) return *m;
+  }
+  ADD_FAILURE() << "no member " << name;
+  return *members_.front();
+}
+
+std::vector<const MemberProcess*> GroupTest::members() const {
+  std::vector<const MemberProcess*> out;
+  for (const auto& m : members_) out.push_back(m.get());
+  return out;
+}
+
+void GroupTest::expect_shares_cover(const std::string& when) {
+  std::string why;
+  const bool covered =
+      wait_until(kGuard, [&] { return shares_cover(members(), kPartitions, &why); });
+  EXPECT_TRUE(covered) << when << ": " << why << "\n" << describe_shares(members());
+}
+
+int64_t GroupTest::wait_consumed_again(const std::set<int32_t>& share, int64_t since_ms,
+                                       std::chrono::milliseconds guard) {
+  int64_t last = -1;
+  const bool consumed = wait_until(guard, [&] {
+    std::set<int32_t> left = share;
+    last = -1;
+    for (const auto& m : members_) {
+      if (!m->running()) continue;
+      for (const auto& [p, ms] : m->first_consumed(since_ms)) {
+        if (left.erase(p) > 0) last = std::max(last, ms);
+      }
+    }
+    return left.empty();
+  });
+  EXPECT_TRUE(consumed) << "partitions not consumed again\n" << describe_shares(members());
+  return consumed ? last : -1;
+}
+
+void GroupTest::expect_nothing_lost() {
+  ASSERT_TRUE(producer_);
+  producer_->allow(kRecords);
+  ASSERT_TRUE(producer_->wait_delivered(kLongGuard))
+      << producer_->delivered() << " delivered, " << producer_->failed()
+      << " failed: " << producer_->first_error();
+  std::vector<int64_t> log_end;
+  std::vector<int64_t> committed;
+  const bool caught_up = wait_until(kLongGuard, [&] {
+    log_end = log_end_offsets(kafka_address_, topic_, kPartitions);
+    committed = committed_offsets(kafka_address_, group_, topic_, kPartitions);
+    return log_end.size() == kPartitions && committed == log_end;
+  });
+  std::string offsets;
+  for (size_t p = 0; p < log_end.size(); ++p) {
+    offsets += " p" + std::to_string(p) + ": committed " +
+               (p < committed.size() ? std::to_string(committed[p]) : "?") + " of " +
+               std::to_string(log_end[p]);
+  }
+  EXPECT_TRUE(caught_up) << "committed offsets do not reach the log end:" << offsets << "\n"
+                         << describe_shares(members());
+  int64_t total = 0;
+  for (int64_t end : log_end) total += end;
+  // Idempotent producer: each record is in the log once.
+  EXPECT_EQ(total, kRecords) << offsets;
+  const std::string problems = check_processed(members(), log_end, kRecords);
+  EXPECT_EQ(problems, "");
+}
+
+}  // namespace spillway::testing
