@@ -16,6 +16,7 @@
 //            "MS LOST p,p,..."         the same when the assignment was lost
 //            "MS ASSIGN p,p,..."       assign callback (partitions added)
 //            "MS ASSIGNMENT p,p,..."   the whole assignment after a callback
+//            "MS GENERATION N MEMBER"  the group generation and member id then
 //            "MS CONSUMED p OFFSET"    first record of p since it was assigned
 //            "MS COMMIT_FAILED error"  a commit the group refused
 //            "MS ERROR error"          a consumer error reported by poll
@@ -152,6 +153,30 @@ void commit_processed(Member& m, const std::set<int32_t>* only) {
   rd_kafka_topic_partition_list_destroy(offsets);
 }
 
+// The generation this member joined in. librdkafka 2.0 has no getter for
+// it; its serialised group metadata (rd_kafka_consumer_group_metadata_write,
+// "for client binding use") starts with the magic "CGMDv2:" and the
+// generation as a host-order int32. -1 when the format is not that one.
+int32_t generation(rd_kafka_t* rk) {
+  int32_t out = -1;
+  rd_kafka_consumer_group_metadata_t* metadata = rd_kafka_consumer_group_metadata(rk);
+  if (metadata == nullptr) return out;
+  void* buffer = nullptr;
+  size_t size = 0;
+  if (rd_kafka_error_t* error = rd_kafka_consumer_group_metadata_write(metadata, &buffer, &size)) {
+    rd_kafka_error_destroy(error);
+  } else {
+    static constexpr char kMagic[] = "CGMDv2:";
+    constexpr size_t kMagicSize = sizeof kMagic - 1;
+    if (size >= kMagicSize + sizeof out && std::memcmp(buffer, kMagic, kMagicSize) == 0) {
+      std::memcpy(&out, static_cast<const char*>(buffer) + kMagicSize, sizeof out);
+    }
+    rd_kafka_mem_free(rk, buffer);
+  }
+  rd_kafka_consumer_group_metadata_destroy(metadata);
+  return out;
+}
+
 void on_rebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err,
                   rd_kafka_topic_partition_list_t* partitions, void* opaque) {
   Member& m = *static_cast<Member*>(opaque);
@@ -200,6 +225,10 @@ void on_rebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err,
     }
   }
   m.event("ASSIGNMENT " + partitions_text(m.assignment));
+  char* member_id = rd_kafka_memberid(rk);
+  m.event("GENERATION " + std::to_string(generation(rk)) + " " +
+          (member_id != nullptr ? member_id : "-"));
+  if (member_id != nullptr) rd_kafka_mem_free(rk, member_id);
 }
 
 void process(Member& m, const rd_kafka_message_t* msg) {

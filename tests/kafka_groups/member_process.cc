@@ -125,6 +125,15 @@ std::optional<std::set<int32_t>> MemberProcess::assignment() const {
   return out;
 }
 
+std::optional<int32_t> MemberProcess::generation() const {
+  std::optional<int32_t> out;
+  for (const MemberEvent& e : events()) {
+    if (e.kind == "START") out.reset();
+    if (e.kind == "GENERATION") out = std::stoi(e.rest);
+  }
+  return out;
+}
+
 size_t MemberProcess::count(const std::string& kind, int64_t since_ms) const {
   size_t n = 0;
   for (const MemberEvent& e : events()) n += e.kind == kind && e.ms >= since_ms;

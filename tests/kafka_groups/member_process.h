@@ -56,6 +56,9 @@ class MemberProcess {
   // The assignment after the last rebalance callback; nullopt before the
   // first one.
   std::optional<std::set<int32_t>> assignment() const;
+  // The group generation of the last rebalance callback (since the last
+  // start); nullopt before the first one.
+  std::optional<int32_t> generation() const;
   // Events of `kind` at or after `since_ms`.
   size_t count(const std::string& kind, int64_t since_ms = 0) const;
   // partition -> ms of its first CONSUMED event at or after `since_ms`.

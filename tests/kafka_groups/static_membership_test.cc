@@ -33,12 +33,17 @@ TEST_F(StaticMembershipTest, ARestartedMemberGetsItsPartitionsBackWithoutARebala
   const auto a_share = member("a").assignment();
   const auto b_share = member("b").assignment();
   ASSERT_TRUE(a_share && b_share);
+  const auto generation = member("b").generation();
+  ASSERT_TRUE(generation.has_value());
+  EXPECT_EQ(member("a").generation(), generation);
 
   const int64_t killed = member("a").stop(SIGKILL);
   restart_member("a", static_member("instance-a"));
   ASSERT_TRUE(wait_until(kGuard, [&] { return member("a").assignment().has_value(); }))
       << member("a").log();
   EXPECT_EQ(member("a").assignment(), a_share);
+  // It rejoined the same generation of the group.
+  EXPECT_EQ(member("a").generation(), generation);
 
   // The rest of the records, all of them committed: b commits them in the
   // generation it joined; had the restart rebalanced the group, those
@@ -51,6 +56,7 @@ TEST_F(StaticMembershipTest, ARestartedMemberGetsItsPartitionsBackWithoutARebala
   EXPECT_EQ(member("b").count("COMMIT_FAILED", killed), 0u);
   EXPECT_EQ(member("b").assignment(), b_share);
   EXPECT_EQ(member("a").assignment(), a_share);
+  EXPECT_EQ(member("b").generation(), generation);
 }
 
 }  // namespace
