@@ -104,6 +104,7 @@ struct Member {
   // partition -> the offset after the last record processed, not yet
   // committed. Only partitions in `assignment` are kept.
   std::map<int32_t, int64_t> processed;
+  int64_t last_commit_ms = 0;
 
   void event(const std::string& what) {
     events->write_line(std::to_string(monotonic_ms()) + " " + what);
@@ -129,25 +130,29 @@ std::string partitions_text(const std::set<int32_t>& set) {
 }
 
 // Commits what was processed on `only` (all assigned partitions when
-// null), synchronously; what the group refuses is reported and dropped:
-// the next owner of those partitions processes those records again.
+// null), synchronously. What the group refuses stays pending and is tried
+// again (a later commit of the partition covers it; a partition that moves
+// to another member is processed again from its last commit there).
 void commit_processed(Member& m, const std::set<int32_t>* only) {
   rd_kafka_topic_partition_list_t* offsets = rd_kafka_topic_partition_list_new(6);
-  for (auto it = m.processed.begin(); it != m.processed.end();) {
-    if (only != nullptr && only->count(it->first) == 0) {
-      ++it;
-      continue;
-    }
-    rd_kafka_topic_partition_list_add(offsets, m.topic.c_str(), it->first)->offset = it->second;
-    it = m.processed.erase(it);
+  for (const auto& [p, next] : m.processed) {
+    if (only != nullptr && only->count(p) == 0) continue;
+    rd_kafka_topic_partition_list_add(offsets, m.topic.c_str(), p)->offset = next;
   }
   if (offsets->cnt > 0) {
-    rd_kafka_resp_err_t err = rd_kafka_commit(m.rk, offsets, 0);
-    for (int i = 0; err == RD_KAFKA_RESP_ERR_NO_ERROR && i < offsets->cnt; ++i) {
-      err = offsets->elems[i].err;
+    m.last_commit_ms = monotonic_ms();
+    const rd_kafka_resp_err_t err = rd_kafka_commit(m.rk, offsets, 0);
+    rd_kafka_resp_err_t failed = err;
+    for (int i = 0; i < offsets->cnt; ++i) {
+      const rd_kafka_topic_partition_t& e = offsets->elems[i];
+      if (err == RD_KAFKA_RESP_ERR_NO_ERROR && e.err == RD_KAFKA_RESP_ERR_NO_ERROR) {
+        m.processed.erase(e.partition);
+      } else if (failed == RD_KAFKA_RESP_ERR_NO_ERROR) {
+        failed = e.err;
+      }
     }
-    if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
-      m.event(std::string("COMMIT_FAILED ") + rd_kafka_err2name(err));
+    if (failed != RD_KAFKA_RESP_ERR_NO_ERROR) {
+      m.event(std::string("COMMIT_FAILED ") + rd_kafka_err2name(failed));
     }
   }
   rd_kafka_topic_partition_list_destroy(offsets);
@@ -323,7 +328,8 @@ int main(int argc, char** argv) {
   }
   rd_kafka_topic_partition_list_destroy(topics);
 
-  // Process a batch (what is ready, up to 500 records), then commit it.
+  // Process a batch (what is ready, up to 500 records), then commit it; a
+  // refused commit is tried again every half second.
   while (!g_stop) {
     int batch = 0;
     for (rd_kafka_message_t* msg = rd_kafka_consumer_poll(m.rk, 100); msg != nullptr;
@@ -337,7 +343,9 @@ int main(int argc, char** argv) {
       }
       rd_kafka_message_destroy(msg);
     }
-    if (batch > 0) commit_processed(m, nullptr);
+    if (batch > 0 || (!m.processed.empty() && monotonic_ms() - m.last_commit_ms >= 500)) {
+      commit_processed(m, nullptr);
+    }
   }
   // A clean close: the revoke callback commits, then LeaveGroup (a static
   // member does not leave; its session times out unless it comes back).
