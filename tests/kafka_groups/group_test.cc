@@ -10,11 +10,12 @@ namespace spillway::testing {
 
 namespace {
 
-// The broker's group settings for the tests: the smallest session timeout
-// the members use, and no wait for more members before the first
+// The broker's group settings for the tests: session timeouts down to a
+// second allowed, and a short wait for more members before the first
 // rebalance, so that the suite stays fast. Left out (the broker's
-// defaults) by the default-timeouts measurement.
-const std::vector<std::string> kShortGroupTimeouts = {};
+// defaults: 6000 ms and 3000 ms) by the default-timeouts measurement.
+const std::vector<std::string> kShortGroupTimeouts = {"--group-min-session-timeout-ms", "1000",
+                                                      "--group-initial-rebalance-delay-ms", "200"};
 
 }  // namespace
 
