@@ -57,6 +57,10 @@ class GroupTest : public ::testing::Test {
   int64_t wait_consumed_again(const std::set<int32_t>& share, int64_t since_ms,
                               std::chrono::milliseconds guard = kGuard);
 
+  // Waits until the records allowed so far are acknowledged and the
+  // group's committed offsets reach every partition's log end offset;
+  // returns the log end offsets.
+  std::vector<int64_t> expect_caught_up();
   // Lets every record be produced, waits for their acknowledgements, for
   // the group's committed offsets to reach every partition's log end
   // offset, and checks that every record was processed at least once.
