@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "config/command_line.h"
+#include "config/group_limits.h"
 #include "config/memory_budget_size.h"
 #include "core/cluster_id.h"
 #include "core/offset_store.h"
@@ -19,6 +20,7 @@
 #include "core/scrub_budget.h"
 #include "core/topic_registry.h"
 #include "data_dir.h"
+#include "groups/group_coordinator.h"
 #include "handlers/broker_context.h"
 #include "handlers/native_handlers.h"
 #include "kafka/kafka_handlers.h"
@@ -68,6 +70,11 @@ int main(int argc, char** argv) {
   if (!memory_budget.ok()) {
     std::fprintf(stderr, "spillway-broker: %s\n",
                  std::string(memory_budget.status().message()).c_str());
+    return 2;
+  }
+  Result<groups::GroupLimits> limits = group_limits(config);
+  if (!limits.ok()) {
+    std::fprintf(stderr, "spillway-broker: %s\n", std::string(limits.status().message()).c_str());
     return 2;
   }
   log::setup(config.log_level);
@@ -144,7 +151,16 @@ int main(int argc, char** argv) {
     spdlog::critical("{}", producer_ids.status().message());
     return 1;
   }
-  BrokerContext context{topics, offsets, config, &metrics, producer_ids->get()};
+  // Consumer groups live on the cores (each group on its owner core); the
+  // stored ones are loaded here, before the cores run.
+  Result<std::unique_ptr<groups::GroupCoordinator>> group_coordinator =
+      groups::GroupCoordinator::open(cores, offsets, config.data_dir, *limits);
+  if (!group_coordinator.ok()) {
+    spdlog::critical("{}", group_coordinator.status().message());
+    return 1;
+  }
+  BrokerContext context{
+      topics, offsets, config, &metrics, producer_ids->get(), group_coordinator->get()};
   NativeHandlers native_handlers(native_dispatcher, context, kBrokerVersion);
   Result<std::string> cluster_id = load_or_create_cluster_id(fs, config.data_dir);
   if (!cluster_id.ok()) {

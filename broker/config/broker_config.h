@@ -53,6 +53,15 @@ struct BrokerConfig {
   // [kafka]
   std::string kafka_listen = "127.0.0.1:9092";  // empty = no Kafka listener
   std::string kafka_advertised_listener;        // empty = the bound listen address
+  // [groups] (groups::GroupLimits; config/group_limits.h)
+  int64_t group_min_session_timeout_ms = 6'000;
+  int64_t group_max_session_timeout_ms = 300'000;
+  int64_t group_initial_rebalance_delay_ms = 3'000;
+  int64_t group_max_size = 1'000;
+  int64_t group_max_groups = 10'000;
+  int64_t group_max_protocols = 64;
+  int64_t group_max_metadata_bytes = int64_t{1} << 20;
+  int64_t group_max_assignment_bytes = int64_t{1} << 20;
   // [metrics]
   std::string metrics_listen;  // empty = no metrics endpoint
 

@@ -10,6 +10,9 @@ namespace spillway::broker {
 
 class Metrics;
 class ProducerIds;
+namespace groups {
+class GroupCoordinator;
+}
 
 struct BrokerContext {
   TopicRegistry& topics;
@@ -18,6 +21,9 @@ struct BrokerContext {
   Metrics* metrics = nullptr;  // null in tests without metrics
   // Idempotent producers' ids; null: InitProducerId is refused.
   ProducerIds* producer_ids = nullptr;
+  // Consumer groups with members; null: the Kafka listener does not serve
+  // JoinGroup, SyncGroup, Heartbeat and LeaveGroup.
+  groups::GroupCoordinator* groups = nullptr;
 };
 
 }  // namespace spillway::broker

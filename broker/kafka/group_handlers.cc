@@ -1,14 +1,17 @@
-// ListGroups and DescribeGroups over the offset store's groups.
+// ListGroups, DescribeGroups and DeleteGroups through the group coordinator.
 #include "group_handlers.h"
 
 #include <algorithm>
 #include <cctype>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "codec.h"
+#include "core/offset_store.h"
 #include "error_map.h"
+#include "groups/group_coordinator.h"
 #include "spillway/common/kafka/delete_groups.h"
 #include "spillway/common/kafka/describe_groups.h"
 #include "spillway/common/kafka/list_groups.h"
@@ -16,10 +19,6 @@
 namespace spillway::broker::kafka_listener {
 
 namespace {
-
-// Kafka's names for the two states a group can be in here.
-constexpr std::string_view kEmpty = "Empty";
-constexpr std::string_view kDead = "Dead";
 
 bool same_state(std::string_view a, std::string_view b) {
   return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
@@ -37,21 +36,28 @@ void ListGroupsHandler::handle(Exchange& exchange) {
     exchange.finish(request.status());
     return;
   }
-  // Every group here is Empty: a filter without that state lists none.
-  const auto& filter = request->states_filter;
-  const bool wanted =
-      filter.empty() || std::any_of(filter.begin(), filter.end(),
-                                    [](std::string_view s) { return same_state(s, kEmpty); });
-  std::vector<std::string> names;
-  if (wanted) names = context_.broker.offsets.groups();
-  std::vector<Response::Group> groups;
-  groups.reserve(names.size());
-  for (const std::string& name : names) {
-    groups.push_back({.group_id = name, .protocol_type = "", .group_state = kEmpty});
-  }
-  Response response;
-  response.groups = groups;
-  respond(exchange, response);
+  // The filter's states, kept past the request body.
+  auto filter = std::make_shared<std::vector<std::string>>();
+  for (std::string_view s : request->states_filter) filter->emplace_back(s);
+  context_.broker.groups->list(
+      exchange.executor(), [ex = &exchange, keep = exchange.keep_alive(),
+                            filter](std::vector<groups::GroupListing> listing) {
+        std::vector<Response::Group> groups;
+        groups.reserve(listing.size());
+        for (const groups::GroupListing& g : listing) {
+          const std::string_view state = groups::group_state_name(g.state);
+          if (!filter->empty() &&
+              std::none_of(filter->begin(), filter->end(),
+                           [&](const std::string& s) { return same_state(s, state); })) {
+            continue;
+          }
+          groups.push_back(
+              {.group_id = g.group_id, .protocol_type = g.protocol_type, .group_state = state});
+        }
+        Response response;
+        response.groups = groups;
+        respond(*ex, response);
+      });
 }
 
 void DescribeGroupsHandler::handle(Exchange& exchange) {
@@ -62,23 +68,75 @@ void DescribeGroupsHandler::handle(Exchange& exchange) {
     exchange.finish(request.status());
     return;
   }
-  std::vector<Response::Group> groups;
-  for (std::string_view id : request->groups) {
-    Response::Group g;
-    g.group_id = id;
-    g.protocol_type = "";
-    g.protocol_data = "";
-    if (id.empty()) {
-      g.error_code = kafka_error(KafkaRefusal::kInvalidGroupName);
-      g.group_state = "";
-    } else {
-      g.group_state = context_.broker.offsets.group_offsets(id).empty() ? kDead : kEmpty;
+  // One description per group asked, in the request's order; the answer
+  // once all are in (they come back on this connection's core).
+  struct Work {
+    std::vector<groups::GroupDescription> described;
+    size_t pending = 0;
+    bool all_started = false;
+
+    void send(Exchange& ex) const {
+      std::vector<std::vector<Response::Member>> members(described.size());
+      std::vector<Response::Group> out;
+      out.reserve(described.size());
+      for (size_t i = 0; i < described.size(); ++i) {
+        const groups::GroupDescription& d = described[i];
+        Response::Group g;
+        g.group_id = d.group_id;
+        g.protocol_type = d.protocol_type;
+        g.protocol_data = d.protocol_name;
+        if (d.status.code() == ErrorCode::kUnknownGroup) {
+          g.group_state = "Dead";  // as Kafka describes a group it does not have
+        } else if (d.status.code() == ErrorCode::kInvalidArgument) {
+          g.error_code = kafka_error(KafkaRefusal::kInvalidGroupName);
+          g.group_state = "";
+        } else if (!d.status.ok()) {
+          g.error_code = kafka_error(d.status);
+          g.group_state = "";
+        } else {
+          g.group_state = groups::group_state_name(d.state);
+        }
+        for (const groups::MemberDescription& m : d.members) {
+          members[i].push_back(
+              {.member_id = m.member_id,
+               .group_instance_id = m.group_instance_id
+                                        ? std::optional<std::string_view>(*m.group_instance_id)
+                                        : std::nullopt,
+               .client_id = m.client_id,
+               .client_host = m.client_host,
+               .member_metadata = m.metadata,
+               .member_assignment = m.assignment});
+        }
+        g.members = members[i];
+        out.push_back(g);
+      }
+      Response response;
+      response.groups = out;
+      respond(ex, response);
     }
-    groups.push_back(g);
+  };
+  auto work = std::make_shared<Work>();
+  work->described.resize(static_cast<size_t>(request->groups.size()));
+  size_t i = 0;
+  for (std::string_view id : request->groups) {
+    groups::GroupDescription& d = work->described[i];
+    d.group_id = id;
+    if (!OffsetStore::validate_group(id).ok()) {
+      d.status = Status(ErrorCode::kInvalidArgument, "invalid group id");
+      ++i;
+      continue;
+    }
+    ++work->pending;
+    context_.broker.groups->describe(
+        std::string(id), exchange.executor(),
+        [work, i, ex = &exchange, keep = exchange.keep_alive()](groups::GroupDescription got) {
+          work->described[i] = std::move(got);
+          if (--work->pending == 0 && work->all_started) work->send(*ex);
+        });
+    ++i;
   }
-  Response response;
-  response.groups = groups;
-  respond(exchange, response);
+  work->all_started = true;
+  if (work->pending == 0) work->send(exchange);
 }
 
 void DeleteGroupsHandler::handle(Exchange& exchange) {
@@ -88,7 +146,6 @@ void DeleteGroupsHandler::handle(Exchange& exchange) {
     exchange.finish(request.status());
     return;
   }
-  // Each group's file goes on the sync thread; the answer once all did.
   struct Work {
     std::vector<std::string> names;
     std::vector<int16_t> errors;
@@ -117,14 +174,10 @@ void DeleteGroupsHandler::handle(Exchange& exchange) {
       continue;
     }
     ++work->pending;
-    context_.broker.offsets.remove_group_async(
+    context_.broker.groups->remove(
         work->names[i], exchange.executor(),
-        [work, i, ex = &exchange, keep = exchange.keep_alive()](Result<bool> removed) {
-          if (!removed.ok()) {
-            work->errors[i] = kafka_error(removed.status());
-          } else if (!*removed) {
-            work->errors[i] = kafka_error(KafkaRefusal::kUnknownGroup);
-          }
+        [work, i, ex = &exchange, keep = exchange.keep_alive()](Status st) {
+          work->errors[i] = kafka_error(st);
           if (--work->pending == 0 && work->all_started) work->send(*ex);
         });
   }

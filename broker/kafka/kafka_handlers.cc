@@ -41,6 +41,10 @@ KafkaHandlers::KafkaHandlers(Dispatcher& dispatcher, KafkaContext& context)
       list_groups_(context),
       describe_groups_(context),
       delete_groups_(context),
+      join_group_(context),
+      sync_group_(context),
+      heartbeat_(context),
+      leave_group_(context),
       init_producer_id_(context) {
   using kafka::ApiKey;
   add(dispatcher, ApiKey::kApiVersions, &api_versions_, /*any_version=*/true);
@@ -58,9 +62,16 @@ KafkaHandlers::KafkaHandlers(Dispatcher& dispatcher, KafkaContext& context)
   add(dispatcher, ApiKey::kDescribeConfigs, &describe_configs_);
   add(dispatcher, ApiKey::kOffsetForLeaderEpoch, &offset_for_leader_epoch_);
   add(dispatcher, ApiKey::kCreatePartitions, &create_partitions_);
-  add(dispatcher, ApiKey::kListGroups, &list_groups_);
-  add(dispatcher, ApiKey::kDescribeGroups, &describe_groups_);
-  add(dispatcher, ApiKey::kDeleteGroups, &delete_groups_);
+  if (context.broker.groups != nullptr) {
+    add(dispatcher, ApiKey::kListGroups, &list_groups_);
+    add(dispatcher, ApiKey::kDescribeGroups, &describe_groups_);
+    add(dispatcher, ApiKey::kDeleteGroups, &delete_groups_);
+    // v8 adds a reason (ignored); v9 skip_assignment, which is not set.
+    add_up_to(dispatcher, ApiKey::kJoinGroup, 7, &join_group_);
+    add(dispatcher, ApiKey::kSyncGroup, &sync_group_);
+    add(dispatcher, ApiKey::kHeartbeat, &heartbeat_);
+    add(dispatcher, ApiKey::kLeaveGroup, &leave_group_);
+  }
   add(dispatcher, ApiKey::kInitProducerId, &init_producer_id_);
 }
 

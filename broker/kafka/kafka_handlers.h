@@ -10,8 +10,11 @@
 #include "describe_configs_handler.h"
 #include "fetch_handler.h"
 #include "group_handlers.h"
+#include "heartbeat_handler.h"
 #include "init_producer_id_handler.h"
+#include "join_group_handler.h"
 #include "kafka_context.h"
+#include "leave_group_handler.h"
 #include "list_offsets_handler.h"
 #include "metadata_handler.h"
 #include "offset_commit_handler.h"
@@ -19,13 +22,15 @@
 #include "offset_for_leader_epoch_handler.h"
 #include "produce_handler.h"
 #include "protocol/dispatcher.h"
+#include "sync_group_handler.h"
 
 namespace spillway::broker::kafka_listener {
 
 class KafkaHandlers {
  public:
   // Registers every served Kafka api on `dispatcher` (a Kafka one);
-  // `context` and `dispatcher` must outlive this.
+  // `context` and `dispatcher` must outlive this. The group apis are
+  // registered only with a coordinator (context.broker.groups).
   KafkaHandlers(Dispatcher& dispatcher, KafkaContext& context);
   KafkaHandlers(const KafkaHandlers&) = delete;
   KafkaHandlers& operator=(const KafkaHandlers&) = delete;
@@ -48,6 +53,10 @@ class KafkaHandlers {
   ListGroupsHandler list_groups_;
   DescribeGroupsHandler describe_groups_;
   DeleteGroupsHandler delete_groups_;
+  JoinGroupHandler join_group_;
+  SyncGroupHandler sync_group_;
+  HeartbeatHandler heartbeat_;
+  LeaveGroupHandler leave_group_;
   InitProducerIdHandler init_producer_id_;
 };
 

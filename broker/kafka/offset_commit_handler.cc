@@ -2,11 +2,13 @@
 #include "offset_commit_handler.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "codec.h"
 #include "error_map.h"
+#include "groups/group_coordinator.h"
 #include "handlers/admin_handlers.h"
 #include "spillway/common/kafka/offset_commit.h"
 
@@ -61,9 +63,6 @@ void OffsetCommitHandler::handle(Exchange& exchange) {
   int16_t refused = 0;
   if (!OffsetStore::validate_group(work->group).ok()) {
     refused = kafka_error(KafkaRefusal::kInvalidGroupName);
-  } else if (request->generation_id_or_member_epoch >= 0) {
-    // No group has a generation until groups are coordinated here.
-    refused = kafka_error(KafkaRefusal::kUnknownGeneration);
   }
   for (const Request::Topic& t : request->topics) {
     const Topic* topic = context_.broker.topics.find(t.name);
@@ -89,11 +88,36 @@ void OffsetCommitHandler::handle(Exchange& exchange) {
     send(exchange, *work, Status::Ok());
     return;
   }
-  std::string group = work->group;
-  std::vector<OffsetStore::Entry> entries = std::move(work->valid);
-  context_.broker.offsets.commit_async(
-      std::move(group), std::move(entries), exchange.executor(),
-      [work, ex = &exchange, keep = exchange.keep_alive()](Status st) { send(*ex, *work, st); });
+  // The coordinator says whether this member may commit for the group now
+  // (generation, member id, static instance); only then is it stored.
+  if (context_.broker.groups == nullptr) {
+    // No coordinator (a broker without groups): only simple commits.
+    if (request->generation_id_or_member_epoch >= 0) {
+      send(exchange, *work, Status(ErrorCode::kIllegalGeneration, "no group coordinator"));
+      return;
+    }
+    std::string group = work->group;
+    std::vector<OffsetStore::Entry> entries = std::move(work->valid);
+    context_.broker.offsets.commit_async(
+        std::move(group), std::move(entries), exchange.executor(),
+        [work, ex = &exchange, keep = exchange.keep_alive()](Status st) { send(*ex, *work, st); });
+    return;
+  }
+  std::optional<std::string> instance;
+  if (request->group_instance_id) instance = std::string(*request->group_instance_id);
+  context_.broker.groups->check_commit(
+      work->group, std::string(request->member_id), request->generation_id_or_member_epoch,
+      std::move(instance), exchange.executor(),
+      [this, work, ex = &exchange, keep = exchange.keep_alive()](Status allowed) {
+        if (!allowed.ok()) {
+          send(*ex, *work, allowed);  // every partition that was to be stored
+          return;
+        }
+        std::string group = work->group;
+        std::vector<OffsetStore::Entry> entries = std::move(work->valid);
+        context_.broker.offsets.commit_async(std::move(group), std::move(entries), ex->executor(),
+                                             [work, ex, keep](Status st) { send(*ex, *work, st); });
+      });
 }
 
 }  // namespace spillway::broker::kafka_listener

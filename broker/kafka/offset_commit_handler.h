@@ -1,9 +1,11 @@
 // Kafka's OffsetCommit (key 8, v2-8): a group's offsets, stored in the
 // broker's OffsetStore, so the native FetchOffsets sees them and the other
-// way round. Consumer groups are not coordinated yet, so only commits made
-// outside a group generation are taken (generation -1: a consumer that uses
-// assign()); a commit naming a generation gets ILLEGAL_GENERATION, as Kafka
-// answers for a group it does not have. Committed metadata strings are not
+// way round. The group coordinator decides whether the member may commit
+// (GroupCoordinator::check_commit): a member of the group's current
+// generation, or a "simple" commit (generation -1, no member id: a consumer
+// that uses assign()) while the group has no members; otherwise
+// ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, REBALANCE_IN_PROGRESS or
+// FENCED_INSTANCE_ID for every partition. Committed metadata strings are not
 // stored (OffsetFetch returns ""). The commit is made durable on the core's
 // sync thread before the answer, as the native commit is.
 #pragma once

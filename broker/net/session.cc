@@ -198,7 +198,8 @@ void Session::on_header(const asio::error_code& ec) {
                     .keep_alive = shared_from_this(),
                     .on_finished = &Session::on_finished,
                     .owner = this,
-                    .framing = dispatcher_.framing(header_)});
+                    .framing = dispatcher_.framing(header_),
+                    .peer = peer_});
     set_read_state(ReadState::kDone);  // before finish(): the writer closes after this answer
     exchange.finish(st);
     return;
@@ -281,7 +282,8 @@ void Session::on_body(const asio::error_code& ec) {
        .memory = &memory_,
        .charged = charge,
        .connection_was_empty = body_admitted_empty_,
-       .framing = dispatcher_.framing(header_)});
+       .framing = dispatcher_.framing(header_),
+       .peer = peer_});
   dispatcher_.dispatch(exchange);
   free_body();  // handlers copy what they keep
   read_header();

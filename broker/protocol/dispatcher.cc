@@ -100,6 +100,7 @@ void Dispatcher::dispatch_kafka(Exchange& exchange, const Entry* entry,
     return;
   }
   exchange.set_body(frame->body);
+  exchange.set_client_id(frame->header.client_id.value_or(std::string_view()));
   entry->handler->handle(exchange);
 }
 

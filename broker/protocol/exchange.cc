@@ -42,6 +42,8 @@ void Exchange::reset(Start start) noexcept {
   framing_ = start.framing;
   header_ = start.header;
   body_ = start.body;
+  client_id_ = {};
+  peer_ = start.peer;
   context_ = start.context;
   keep_alive_ = std::move(start.keep_alive);
   on_finished_ = start.on_finished;

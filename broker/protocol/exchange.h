@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string_view>
 
 #include "memory_budget.h"
 #include "spillway/common/frame.h"
@@ -81,6 +82,9 @@ class Exchange {
     // (ConnectionMemory::admit).
     bool connection_was_empty = false;
     Framing framing = Framing::kNative;
+    // The client's address, "host:port"; must stay valid while keep_alive
+    // holds the connection (group members' client_host).
+    std::string_view peer;
   };
 
   Exchange() noexcept : out_(std::span<std::byte>(scratch_)) {}
@@ -96,6 +100,12 @@ class Exchange {
   // Narrows the body to its part after a protocol's own request header
   // (Kafka's client id and tags). `body` must lie within body().
   void set_body(std::span<const std::byte> body) noexcept { body_ = body; }
+  // The client id of Kafka's request header; valid only during handle().
+  std::string_view client_id() const noexcept { return client_id_; }
+  void set_client_id(std::string_view client_id) noexcept { client_id_ = client_id; }
+  // The client's address, "host:port" (empty when unknown); valid while
+  // keep_alive() holds the connection.
+  std::string_view peer() const noexcept { return peer_; }
   Framing framing() const noexcept { return framing_; }
   // Where the handler writes the response body (after the header space).
   WriteBuffer& out() noexcept { return out_; }
@@ -165,6 +175,8 @@ class Exchange {
   WriteBuffer out_;
   frame::RequestHeader header_{};
   std::span<const std::byte> body_;
+  std::string_view client_id_;
+  std::string_view peer_;
   // The concrete context (not an any_io_executor): posting to it uses the
   // handler's allocator instead of a type-erased, heap-backed wrapper.
   asio::io_context* context_ = nullptr;
