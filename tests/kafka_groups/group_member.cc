@@ -25,7 +25,10 @@
 // Usage: kafka_group_member --bootstrap H:P --topic T --group G
 //          --strategy range|roundrobin|cooperative-sticky --records FILE
 //          --events FILE [--instance-id ID] [--session-timeout-ms N]
-//          [--heartbeat-ms N] [--debug]
+//          [--heartbeat-ms N] [--revoke-delay-ms N] [--debug]
+// --revoke-delay-ms makes the member slow to give partitions up (it sleeps
+// in its revoke callback, after reporting REVOKE), which holds a rebalance
+// open: the broker waits for its JoinGroup meanwhile.
 // Without --session-timeout-ms / --heartbeat-ms librdkafka's defaults
 // apply (45000 / 3000 ms in librdkafka 2.0).
 #include <fcntl.h>
@@ -96,6 +99,7 @@ struct Member {
   rd_kafka_t* rk = nullptr;
   std::string topic;
   bool cooperative = false;
+  int revoke_delay_ms = 0;
   LineFile* records = nullptr;
   LineFile* events = nullptr;
   std::set<int32_t> assignment;
@@ -205,6 +209,7 @@ void on_rebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err,
   } else {
     const bool lost = rd_kafka_assignment_lost(rk) != 0;
     m.event((lost ? "LOST " : "REVOKE ") + partitions_text(partitions));
+    if (m.revoke_delay_ms > 0) ::usleep(static_cast<useconds_t>(m.revoke_delay_ms) * 1000);
     std::set<int32_t> revoked;
     for (int i = 0; i < partitions->cnt; ++i) revoked.insert(partitions->elems[i].partition);
     // Commit on revoke: the next owner starts where this one stopped. A
@@ -286,6 +291,7 @@ int main(int argc, char** argv) {
   Member m;
   m.topic = args["topic"];
   m.cooperative = args["strategy"] == "cooperative-sticky";
+  if (args.count("revoke-delay-ms")) m.revoke_delay_ms = std::atoi(args["revoke-delay-ms"].c_str());
   m.records = &records;
   m.events = &events;
 

@@ -3,6 +3,8 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <iostream>
 
 #include "spillway/admin.h"
 
@@ -31,11 +33,18 @@ void GroupTest::TearDown() {
   for (auto& m : members_) {
     if (m->running()) m->stop(SIGKILL);
   }
-  if (HasFailure()) {
+  // On a failure (or with SPILLWAY_GROUP_TEST_EVENTS set): what each member
+  // saw, and the ends of the logs.
+  if (HasFailure() || std::getenv("SPILLWAY_GROUP_TEST_EVENTS") != nullptr) {
     for (auto& m : members_) {
-      std::cerr << "---- member " << m->name() << " log (last 4000 bytes)\n";
+      std::cerr << "---- member " << m->name() << " events\n";
+      for (const MemberEvent& e : m->events()) {
+        if (e.kind != "CONSUMED") std::cerr << e.ms << " " << e.kind << " " << e.rest << "\n";
+      }
       const std::string log = m->log();
-      std::cerr << log.substr(log.size() > 4000 ? log.size() - 4000 : 0) << "\n";
+      const size_t tail = std::getenv("SPILLWAY_GROUP_MEMBER_DEBUG") ? log.size() : 4000;
+      std::cerr << "---- member " << m->name() << " log (last " << tail << " bytes)\n"
+                << log.substr(log.size() > tail ? log.size() - tail : 0) << "\n";
     }
     if (broker_) {
       const std::string log = broker_->log();

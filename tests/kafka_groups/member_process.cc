@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -61,7 +62,14 @@ MemberProcess::MemberProcess(const std::filesystem::path& dir, std::string name,
     args.insert(args.end(), {"--session-timeout-ms", std::to_string(*o.session_timeout_ms)});
   }
   if (o.heartbeat_ms) args.insert(args.end(), {"--heartbeat-ms", std::to_string(*o.heartbeat_ms)});
-  if (o.debug) args.emplace_back("--debug");
+  if (o.revoke_delay_ms > 0) {
+    args.insert(args.end(), {"--revoke-delay-ms", std::to_string(o.revoke_delay_ms)});
+  }
+  // SPILLWAY_GROUP_MEMBER_DEBUG: librdkafka's group debug log from every
+  // member (to DIR/NAME.log), for a failure that needs it.
+  if (o.debug || std::getenv("SPILLWAY_GROUP_MEMBER_DEBUG") != nullptr) {
+    args.emplace_back("--debug");
+  }
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);

@@ -25,7 +25,8 @@ struct MemberOptions {
   std::optional<std::string> instance_id;
   std::optional<int> session_timeout_ms;  // librdkafka's default when unset
   std::optional<int> heartbeat_ms;
-  bool debug = false;  // librdkafka cgrp/protocol debug on the member's stderr
+  int revoke_delay_ms = 0;  // sleep in the revoke callback (holds a rebalance open)
+  bool debug = false;       // librdkafka cgrp/protocol debug on the member's stderr
 };
 
 struct MemberEvent {
