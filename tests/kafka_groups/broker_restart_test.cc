@@ -24,10 +24,12 @@ TEST_F(BrokerRestartTest, MembersRejoinAndContinueFromCommittedOffsetsAfterAKill
   // a is slow to give its partitions up (3 s in its revoke callback): the
   // rebalance that c's join starts waits for a's JoinGroup meanwhile, and
   // that is when the broker dies.
-  MemberOptions slow = member_options(strategy);
+  MemberOptions options = member_options(strategy);
+  options.process_us = 200;
+  MemberOptions slow = options;
   slow.revoke_delay_ms = 3'000;
   add_member("a", slow);
-  add_member("b", member_options(strategy));
+  add_member("b", options);
   expect_shares_cover("two members");
   // Everything so far committed, so the check below has offsets to go by.
   ASSERT_TRUE(producer_->wait_delivered(kGuard));
@@ -37,9 +39,10 @@ TEST_F(BrokerRestartTest, MembersRejoinAndContinueFromCommittedOffsetsAfterAKill
   }));
   const std::vector<int64_t> committed = committed_offsets(kafka(), group_, topic_, kPartitions);
   producer_->allow(8'000);
+  producer_->trickle(1'000, kRecords);  // also while the broker is down
 
   const int64_t joining = now_ms();
-  add_member("c", member_options(strategy));
+  add_member("c", options);
   ASSERT_TRUE(wait_until(kGuard, [&] { return member("a").count("REVOKE", joining) > 0; }))
       << describe_shares(members());
   // Still in a's revoke callback: the group is still rebalancing.
@@ -48,7 +51,6 @@ TEST_F(BrokerRestartTest, MembersRejoinAndContinueFromCommittedOffsetsAfterAKill
   const int64_t restarted = now_ms();
   start_broker(/*same_ports=*/true);
   ASSERT_FALSE(HasFatalFailure());
-  producer_->allow(14'000);
 
   expect_shares_cover("after the broker's restart");
   // Every partition's records consumed after the restart are at or past

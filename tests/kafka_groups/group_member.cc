@@ -25,7 +25,9 @@
 // Usage: kafka_group_member --bootstrap H:P --topic T --group G
 //          --strategy range|roundrobin|cooperative-sticky --records FILE
 //          --events FILE [--instance-id ID] [--session-timeout-ms N]
-//          [--heartbeat-ms N] [--revoke-delay-ms N] [--debug]
+//          [--heartbeat-ms N] [--revoke-delay-ms N] [--process-us N] [--debug]
+// --process-us is the time processing one record takes (a sleep), so that
+// a member dies or gives partitions up with a batch half processed.
 // --revoke-delay-ms makes the member slow to give partitions up (it sleeps
 // in its revoke callback, after reporting REVOKE), which holds a rebalance
 // open: the broker waits for its JoinGroup meanwhile.
@@ -100,6 +102,7 @@ struct Member {
   std::string topic;
   bool cooperative = false;
   int revoke_delay_ms = 0;
+  int process_us = 0;
   LineFile* records = nullptr;
   LineFile* events = nullptr;
   std::set<int32_t> assignment;
@@ -249,6 +252,7 @@ void process(Member& m, const rd_kafka_message_t* msg) {
   line.append(static_cast<const char*>(msg->key), msg->key_len);
   line += ' ';
   line.append(static_cast<const char*>(msg->payload), msg->len);
+  if (m.process_us > 0) ::usleep(static_cast<useconds_t>(m.process_us));
   m.records->write_line(std::move(line));
   m.processed[p] = msg->offset + 1;
   if (m.fresh.erase(p) > 0) {
@@ -291,6 +295,7 @@ int main(int argc, char** argv) {
   Member m;
   m.topic = args["topic"];
   m.cooperative = args["strategy"] == "cooperative-sticky";
+  if (args.count("process-us")) m.process_us = std::atoi(args["process-us"].c_str());
   if (args.count("revoke-delay-ms")) m.revoke_delay_ms = std::atoi(args["revoke-delay-ms"].c_str());
   m.records = &records;
   m.events = &events;

@@ -1,5 +1,6 @@
 #include "keyed_producer.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <utility>
@@ -55,9 +56,25 @@ void KeyedProducer::on_delivery(rd_kafka_t*, const rd_kafka_message_t* m, void* 
   }
 }
 
+void KeyedProducer::trickle(int per_second, int limit) {
+  trickle_start_ = std::chrono::steady_clock::now();
+  trickle_base_ = allowed_.load();
+  trickle_limit_ = limit;
+  trickle_rate_.store(per_second);
+}
+
 void KeyedProducer::run() {
   while (!stop_.load()) {
     const int i = sent_.load();
+    if (const int rate = trickle_rate_.load(); rate > 0 && i < trickle_limit_) {
+      const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
+          std::chrono::steady_clock::now() - trickle_start_);
+      const int64_t paced = trickle_base_ + int64_t{rate} * elapsed.count() / 1000;
+      const int target = static_cast<int>(std::min<int64_t>(paced, trickle_limit_));
+      int current = allowed_.load();
+      while (current < target && !allowed_.compare_exchange_weak(current, target)) {
+      }
+    }
     if (i >= allowed_.load()) {
       rd_kafka_poll(rk_, 20);  // serves delivery reports while idle
       continue;

@@ -1,7 +1,8 @@
 // A librdkafka producer (acks=all, idempotent) on its own thread that sends
 // keyed records "key-I" / "value-I", I = 0, 1, ..., as far as the test
-// allows: a test raises the allowance phase by phase, so records are
-// produced throughout the group's life without timing anything.
+// allows: a test raises the allowance phase by phase, so that every phase
+// of the group's life gets records, and may also let it trickle at a steady
+// rate in between (records arriving while members join, revoke, die).
 #pragma once
 
 #include <librdkafka/rdkafka.h>
@@ -26,6 +27,8 @@ class KeyedProducer {
   // Raises the allowance by `n` records.
   void allow_more(int n) { allowed_.fetch_add(n); }
   int allowed() const { return allowed_.load(); }
+  // From now on the allowance also grows by `per_second`, up to `limit`.
+  void trickle(int per_second, int limit);
 
   // Waits (up to `guard`) until every allowed record is acknowledged.
   // True iff all were, none failed.
@@ -49,6 +52,11 @@ class KeyedProducer {
   std::atomic<int> failed_{0};
   std::atomic<int> first_error_{0};
   std::atomic<bool> stop_{false};
+  // Written before the thread reads them through trickle_rate_.
+  std::chrono::steady_clock::time_point trickle_start_;
+  int trickle_base_ = 0;
+  int trickle_limit_ = 0;
+  std::atomic<int> trickle_rate_{0};
   std::thread thread_;
 };
 

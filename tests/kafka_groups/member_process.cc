@@ -62,6 +62,7 @@ MemberProcess::MemberProcess(const std::filesystem::path& dir, std::string name,
     args.insert(args.end(), {"--session-timeout-ms", std::to_string(*o.session_timeout_ms)});
   }
   if (o.heartbeat_ms) args.insert(args.end(), {"--heartbeat-ms", std::to_string(*o.heartbeat_ms)});
+  if (o.process_us > 0) args.insert(args.end(), {"--process-us", std::to_string(o.process_us)});
   if (o.revoke_delay_ms > 0) {
     args.insert(args.end(), {"--revoke-delay-ms", std::to_string(o.revoke_delay_ms)});
   }

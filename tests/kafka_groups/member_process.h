@@ -26,6 +26,7 @@ struct MemberOptions {
   std::optional<int> session_timeout_ms;  // librdkafka's default when unset
   std::optional<int> heartbeat_ms;
   int revoke_delay_ms = 0;  // sleep in the revoke callback (holds a rebalance open)
+  int process_us = 0;       // time to process one record (a sleep)
   bool debug = false;       // librdkafka cgrp/protocol debug on the member's stderr
 };
 

@@ -18,14 +18,20 @@ class StrategiesTest : public GroupTest, public ::testing::WithParamInterface<st
 TEST_P(StrategiesTest, MembersShareRebalanceAndTakeOverWithoutLosingRecords) {
   const std::string strategy = GetParam();
   producer_ = std::make_unique<KeyedProducer>(kafka(), topic_);
+  // Each phase below gets its burst of records, and records trickle in
+  // between (while members join, revoke, die and take over).
   producer_->allow(2'000);
+  producer_->trickle(1'500, kRecords);
+  MemberOptions options = member_options(strategy);
+  // Slow enough that a member dies or gives partitions up in mid-batch.
+  options.process_us = 200;
 
-  add_member("a", member_options(strategy));
-  add_member("b", member_options(strategy));
+  add_member("a", options);
+  add_member("b", options);
   expect_shares_cover("two members");
   producer_->allow(7'000);
 
-  add_member("c", member_options(strategy));
+  add_member("c", options);
   expect_shares_cover("a third member joined");
   producer_->allow(12'000);
   // Every member processed something before one of them dies.
