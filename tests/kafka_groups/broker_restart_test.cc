@@ -75,6 +75,7 @@ TEST_F(BrokerRestartTest, MembersRejoinAndContinueFromCommittedOffsetsAfterAKill
     EXPECT_GE(offset, committed[static_cast<size_t>(p)]) << "partition " << p;
   }
   expect_nothing_lost();
+  expect_described(strategy);
   // All three in the same generation, a later one than before the kill.
   const auto generation = member("c").generation();
   ASSERT_TRUE(generation.has_value());

@@ -74,6 +74,57 @@ std::vector<int64_t> committed_offsets(const std::string& bootstrap, const std::
   return out;
 }
 
+DescribedGroup describe_group(const std::string& bootstrap, const std::string& group) {
+  DescribedGroup out;
+  rd_kafka_t* rk = query_client(bootstrap, "describer");
+  if (rk == nullptr) return {.error = "no client"};
+  rd_kafka_queue_t* queue = rd_kafka_queue_new(rk);
+  rd_kafka_AdminOptions_t* options =
+      rd_kafka_AdminOptions_new(rk, RD_KAFKA_ADMIN_OP_DESCRIBECONSUMERGROUPS);
+  char error[256];
+  rd_kafka_AdminOptions_set_request_timeout(options, 10'000, error, sizeof error);
+  const char* groups[] = {group.c_str()};
+  rd_kafka_DescribeConsumerGroups(rk, groups, 1, options, queue);
+  rd_kafka_event_t* event = rd_kafka_queue_poll(queue, 15'000);
+  const rd_kafka_DescribeConsumerGroups_result_t* result =
+      event ? rd_kafka_event_DescribeConsumerGroups_result(event) : nullptr;
+  size_t count = 0;
+  const rd_kafka_ConsumerGroupDescription_t** described =
+      result ? rd_kafka_DescribeConsumerGroups_result_groups(result, &count) : nullptr;
+  if (event == nullptr || result == nullptr) {
+    out.error = "no DescribeConsumerGroups result";
+  } else if (rd_kafka_event_error(event)) {
+    out.error = rd_kafka_event_error_string(event);
+  } else if (count != 1) {
+    out.error = std::to_string(count) + " groups described";
+  } else if (const rd_kafka_error_t* e = rd_kafka_ConsumerGroupDescription_error(described[0])) {
+    out.error = rd_kafka_error_string(e);
+  } else {
+    const rd_kafka_ConsumerGroupDescription_t* g = described[0];
+    out.state = rd_kafka_consumer_group_state_name(rd_kafka_ConsumerGroupDescription_state(g));
+    const char* assignor = rd_kafka_ConsumerGroupDescription_partition_assignor(g);
+    out.assignor = assignor ? assignor : "";
+    for (size_t i = 0; i < rd_kafka_ConsumerGroupDescription_member_count(g); ++i) {
+      const rd_kafka_MemberDescription_t* m = rd_kafka_ConsumerGroupDescription_member(g, i);
+      DescribedMember member;
+      member.member_id = rd_kafka_MemberDescription_consumer_id(m);
+      const char* instance = rd_kafka_MemberDescription_group_instance_id(m);
+      member.instance_id = instance ? instance : "";
+      const rd_kafka_topic_partition_list_t* partitions =
+          rd_kafka_MemberAssignment_partitions(rd_kafka_MemberDescription_assignment(m));
+      for (int k = 0; partitions != nullptr && k < partitions->cnt; ++k) {
+        member.partitions.insert(partitions->elems[k].partition);
+      }
+      out.members.push_back(std::move(member));
+    }
+  }
+  if (event) rd_kafka_event_destroy(event);
+  rd_kafka_AdminOptions_destroy(options);
+  rd_kafka_queue_destroy(queue);
+  rd_kafka_destroy(rk);
+  return out;
+}
+
 std::string check_processed(const std::vector<const MemberProcess*>& members,
                             const std::vector<int64_t>& log_end, int produced) {
   // (partition, offset) -> "key value"

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,20 @@ std::vector<int64_t> log_end_offsets(const std::string& bootstrap, const std::st
                                      int32_t partitions);
 std::vector<int64_t> committed_offsets(const std::string& bootstrap, const std::string& group,
                                        const std::string& topic, int32_t partitions);
+
+// A group as librdkafka's admin API (DescribeConsumerGroups) describes it.
+struct DescribedMember {
+  std::string member_id;
+  std::string instance_id;  // "" when dynamic
+  std::set<int32_t> partitions;
+};
+struct DescribedGroup {
+  std::string error;  // "" when described
+  std::string state;  // "Stable", "Empty", ... (librdkafka's names)
+  std::string assignor;
+  std::vector<DescribedMember> members;
+};
+DescribedGroup describe_group(const std::string& bootstrap, const std::string& group);
 
 // Checks the records files of `members` (their union) against the log:
 // every offset below `log_end[p]` of every partition was processed by some

@@ -148,6 +148,37 @@ int64_t GroupTest::wait_consumed_again(const std::set<int32_t>& share, int64_t s
   return consumed ? last : -1;
 }
 
+void GroupTest::expect_described(const std::string& assignor) {
+  // What differs ("" when nothing); polled, since a rebalance may still be
+  // settling when the records have all been committed.
+  auto mismatch = [&]() -> std::string {
+    const DescribedGroup described = describe_group(kafka_address_, group_);
+    if (!described.error.empty()) return "describe failed: " + described.error;
+    if (described.state != "Stable") return "state " + described.state;
+    if (described.assignor != assignor) return "assignor " + described.assignor;
+    size_t running = 0;
+    for (const auto& m : members_) {
+      if (!m->running()) continue;
+      ++running;
+      const std::string id = m->member_id();
+      auto it = std::find_if(described.members.begin(), described.members.end(),
+                             [&](const DescribedMember& d) { return d.member_id == id; });
+      if (it == described.members.end()) return m->name() + " (" + id + ") not described";
+      if (it->partitions != m->assignment().value_or(std::set<int32_t>{})) {
+        return m->name() + " is described with other partitions than it has";
+      }
+    }
+    if (described.members.size() != running) {
+      return std::to_string(described.members.size()) + " members described";
+    }
+    return "";
+  };
+  std::string last;
+  EXPECT_TRUE(wait_until(kGuard, [&] { return (last = mismatch()).empty(); }))
+      << last << "\n"
+      << describe_shares(members());
+}
+
 std::vector<int64_t> GroupTest::expect_caught_up() {
   EXPECT_TRUE(producer_->wait_delivered(kLongGuard))
       << producer_->delivered() << " delivered, " << producer_->failed()

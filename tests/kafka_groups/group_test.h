@@ -57,6 +57,10 @@ class GroupTest : public ::testing::Test {
   int64_t wait_consumed_again(const std::set<int32_t>& share, int64_t since_ms,
                               std::chrono::milliseconds guard = kGuard);
 
+  // The group as DescribeConsumerGroups shows it: Stable, chosen
+  // `assignor`, exactly the running members (by member id, with their
+  // instance ids) and the assignment each of them reported.
+  void expect_described(const std::string& assignor);
   // Waits until the records allowed so far are acknowledged and the
   // group's committed offsets reach every partition's log end offset;
   // returns the log end offsets.

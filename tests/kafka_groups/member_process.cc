@@ -143,6 +143,15 @@ std::optional<int32_t> MemberProcess::generation() const {
   return out;
 }
 
+std::string MemberProcess::member_id() const {
+  std::string out;
+  for (const MemberEvent& e : events()) {
+    if (e.kind == "START") out.clear();
+    if (e.kind == "GENERATION") out = e.rest.substr(e.rest.find(' ') + 1);
+  }
+  return out;
+}
+
 size_t MemberProcess::count(const std::string& kind, int64_t since_ms) const {
   size_t n = 0;
   for (const MemberEvent& e : events()) n += e.kind == kind && e.ms >= since_ms;

@@ -61,6 +61,8 @@ class MemberProcess {
   // The group generation of the last rebalance callback (since the last
   // start); nullopt before the first one.
   std::optional<int32_t> generation() const;
+  // The member id of the last rebalance callback ("" before the first).
+  std::string member_id() const;
   // Events of `kind` at or after `since_ms`.
   size_t count(const std::string& kind, int64_t since_ms = 0) const;
   // partition -> ms of its first CONSUMED event at or after `since_ms`.

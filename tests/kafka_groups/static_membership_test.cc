@@ -64,6 +64,11 @@ TEST_F(StaticMembershipTest, ARestartedMemberGetsItsPartitionsBackWithoutARebala
     EXPECT_EQ(member(restarted).assignment(), share);
   }
   expect_nothing_lost();
+  expect_described("range");
+  const DescribedGroup described = describe_group(kafka(), group_);
+  std::set<std::string> instances;
+  for (const DescribedMember& m : described.members) instances.insert(m.instance_id);
+  EXPECT_EQ(instances, (std::set<std::string>{"instance-a", "instance-b"}));
 }
 
 }  // namespace

@@ -52,6 +52,7 @@ TEST_P(StrategiesTest, MembersShareRebalanceAndTakeOverWithoutLosingRecords) {
               << " ms\n";
   }
   expect_nothing_lost();
+  expect_described(strategy);
 }
 
 INSTANTIATE_TEST_SUITE_P(Strategies, StrategiesTest,
