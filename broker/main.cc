@@ -97,6 +97,7 @@ int main(int argc, char** argv) {
   // Set before the server exists; they run on stop, on each core's thread.
   TopicRegistry* registry = nullptr;
   MetricsServer* metrics_server = nullptr;
+  groups::GroupCoordinator* coordinator = nullptr;
 
   // The cores: each an io_context with a sync thread and periodic tasks;
   // the server runs them, the topics and offsets live on them.
@@ -122,6 +123,7 @@ int main(int argc, char** argv) {
   options.shutdown_timeout = std::chrono::milliseconds(config.shutdown_timeout_ms);
   options.on_core_stop = [&](size_t core) {
     if (registry) registry->stop_core(core);
+    if (coordinator) coordinator->stop_core(core);
     if (core == 0 && metrics_server) metrics_server->close();
   };
   Server server(cores, options);
@@ -159,8 +161,8 @@ int main(int argc, char** argv) {
     spdlog::critical("{}", group_coordinator.status().message());
     return 1;
   }
-  BrokerContext context{
-      topics, offsets, config, &metrics, producer_ids->get(), group_coordinator->get()};
+  coordinator = group_coordinator->get();
+  BrokerContext context{topics, offsets, config, &metrics, producer_ids->get(), coordinator};
   NativeHandlers native_handlers(native_dispatcher, context, kBrokerVersion);
   Result<std::string> cluster_id = load_or_create_cluster_id(fs, config.data_dir);
   if (!cluster_id.ok()) {

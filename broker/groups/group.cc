@@ -69,10 +69,13 @@ Group::Group(const StoredGroup& stored, const GroupLimits& limits, Clock::time_p
 }
 
 Group::~Group() {
-  const Status closing(ErrorCode::kShuttingDown, "the broker is stopping");
+  answer_parked(Status(ErrorCode::kShuttingDown, "the broker is stopping"));
+}
+
+void Group::answer_parked(const Status& why) {
   for (auto& [id, m] : members_) {
-    if (m.join_waiter) std::exchange(m.join_waiter, nullptr)(JoinResult{.status = closing});
-    if (m.sync_waiter) std::exchange(m.sync_waiter, nullptr)(SyncResult{.status = closing});
+    if (m.join_waiter) std::exchange(m.join_waiter, nullptr)(JoinResult{.status = why});
+    if (m.sync_waiter) std::exchange(m.sync_waiter, nullptr)(SyncResult{.status = why});
   }
 }
 
@@ -264,6 +267,7 @@ void Group::add_member(std::string id, JoinRequest request, Clock::time_point no
   m.join_waiter = std::move(done);
   if (m.instance_id) static_members_[*m.instance_id] = id;
   members_.emplace(std::move(id), std::move(m));
+  if (initial_delay_until_) joined_during_delay_ = true;
   if (state_ == GroupState::kPreparingRebalance) {
     try_complete_join(now);
   } else {
@@ -508,7 +512,6 @@ void Group::tick(Clock::time_point now) {
   }
   if (expired) member_left(now);
   if (state_ != GroupState::kPreparingRebalance) return;
-  if (initial_delay_until_ && *initial_delay_until_ <= now) initial_delay_until_.reset();
   if (now >= join_deadline_) {
     complete_join(now);
   } else {
@@ -532,7 +535,10 @@ void Group::prepare_rebalance(Clock::time_point now) {
   // empty group waits for more consumers to arrive (bounded by the
   // rebalance timeout).
   if (state_ == GroupState::kEmpty) {
-    initial_delay_until_ = now + std::min(limits_.initial_rebalance_delay, timeout);
+    const auto delay = std::min(limits_.initial_rebalance_delay, timeout);
+    initial_delay_until_ = now + delay;
+    initial_delay_left_ = timeout - delay;
+    joined_during_delay_ = false;
   } else {
     initial_delay_until_.reset();
   }
@@ -542,9 +548,23 @@ void Group::prepare_rebalance(Clock::time_point now) {
   try_complete_join(now);
 }
 
+bool Group::in_initial_delay(Clock::time_point now) {
+  if (!initial_delay_until_) return false;
+  if (*initial_delay_until_ > now) return true;
+  if (joined_during_delay_ && initial_delay_left_.count() > 0) {
+    const auto delay = std::min(limits_.initial_rebalance_delay, initial_delay_left_);
+    initial_delay_left_ -= delay;
+    initial_delay_until_ = now + delay;
+    joined_during_delay_ = false;
+    return true;
+  }
+  initial_delay_until_.reset();
+  return false;
+}
+
 void Group::try_complete_join(Clock::time_point now) {
   if (state_ != GroupState::kPreparingRebalance) return;
-  if (initial_delay_until_ && *initial_delay_until_ > now) return;
+  if (in_initial_delay(now)) return;
   if (!pending_.empty()) return;
   const bool all_joined = std::all_of(members_.begin(), members_.end(),
                                       [](const auto& e) { return bool(e.second.join_waiter); });

@@ -61,6 +61,8 @@ class Group {
 
   // Applies every deadline that has passed by `now`.
   void tick(Clock::time_point now);
+  // Answers every parked join and sync with `why` (the broker stops).
+  void answer_parked(const Status& why);
   // Marks the group deleted: later requests see an unknown member.
   // Precondition: no members.
   void mark_dead() { state_ = GroupState::kDead; }
@@ -101,6 +103,9 @@ class Group {
   void member_left(Clock::time_point now);
 
   void prepare_rebalance(Clock::time_point now);
+  // Whether the initial delay still holds the join back at `now` (extending
+  // it when members arrived during the last wait).
+  bool in_initial_delay(Clock::time_point now);
   void try_complete_join(Clock::time_point now);
   void complete_join(Clock::time_point now);
   std::string select_protocol() const;
@@ -120,7 +125,12 @@ class Group {
   // Static members: group.instance.id -> member id.
   std::map<std::string, std::string, std::less<>> static_members_;
   Clock::time_point join_deadline_;
+  // Kafka's initial delayed join: the first rebalance of an Empty group
+  // waits initial_rebalance_delay, and again (up to the rebalance timeout in
+  // all) as long as new members keep arriving during each wait.
   std::optional<Clock::time_point> initial_delay_until_;
+  std::chrono::milliseconds initial_delay_left_{0};
+  bool joined_during_delay_ = false;
   uint64_t rebalances_ = 0;
   bool settled_ = false;
 };

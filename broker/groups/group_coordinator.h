@@ -207,6 +207,12 @@ class GroupCoordinator {
   virtual void stats(asio::any_io_executor reply_on,
                      std::function<void(std::vector<GroupStats>)> done) = 0;
 
+  // On core `core`'s thread when the broker stops (Server's on_core_stop):
+  // answers the joins and syncs parked on that core's groups with
+  // kShuttingDown, so that their connections can close instead of holding
+  // the shutdown until the rebalance timeout. The groups' state is kept.
+  virtual void stop_core(size_t core) = 0;
+
  protected:
   GroupCoordinator() = default;
 };

@@ -351,4 +351,10 @@ void GroupCoordinatorImpl::stats(asio::any_io_executor reply_on,
   }
 }
 
+void GroupCoordinatorImpl::stop_core(size_t core) {
+  check_on_core(core);
+  for (auto& [name, g] : shards_[core]->groups)
+    g->answer_parked(Status(ErrorCode::kShuttingDown, "the broker is stopping"));
+}
+
 }  // namespace spillway::broker::groups

@@ -55,6 +55,7 @@ class GroupCoordinatorImpl final : public GroupCoordinator {
               std::function<void(Status)> done) override;
   void stats(asio::any_io_executor reply_on,
              std::function<void(std::vector<GroupStats>)> done) override;
+  void stop_core(size_t core) override;
 
  private:
   struct Shard {

@@ -108,4 +108,9 @@ int16_t kafka_error(KafkaRefusal refusal) noexcept {
   return e::kUnknownServerError;
 }
 
+int16_t kafka_group_error(const Status& status) noexcept {
+  if (status.code() == ErrorCode::kShuttingDown) return kafka::errors::kNotCoordinator;
+  return kafka_error(status);
+}
+
 }  // namespace spillway::broker::kafka_listener

@@ -20,6 +20,12 @@ inline int16_t kafka_error(const Status& status) noexcept {
 // which Kafka reports as KAFKA_STORAGE_ERROR, not as a bad message.
 int16_t kafka_read_error(ErrorCode code) noexcept;
 
+// The Kafka error code for a group api's answer (JoinGroup, SyncGroup,
+// Heartbeat, LeaveGroup, OffsetCommit's group check): as kafka_error(),
+// except that a stopping broker is NOT_COORDINATOR, on which clients look
+// the coordinator up again and rejoin.
+int16_t kafka_group_error(const Status& status) noexcept;
+
 // Refusals that only Kafka's requests can meet, or that Kafka tells apart
 // where Spillway has one ErrorCode (a CreateTopics kInvalidArgument may be
 // the name, the partition count or a setting).

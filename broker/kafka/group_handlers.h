@@ -1,17 +1,17 @@
-// What the Kafka listener says about consumer groups before it coordinates
-// them (a later issue). The groups it knows are the "simple" ones Kafka
-// also has: a group id under which offsets were committed (by a consumer
-// that uses assign(), through either protocol), with no members.
+// The Kafka listener's group administration, through the group coordinator
+// (groups/group_coordinator.h; docs/consumer-groups.md), which knows both
+// the groups with members and the "simple" ones (a group id under which
+// offsets were committed, by a consumer that uses assign(), through either
+// protocol, with no members).
 //
-// ListGroups (key 16, v0-4) lists them in state "Empty"; DescribeGroups
-// (key 15, v0-5) describes one as "Empty" with no members, and a group
-// without commits as "Dead", as Kafka does for a group it does not have.
-// DeleteGroups (key 42, v0-2) forgets a group's committed offsets
-// (GROUP_ID_NOT_FOUND for a group without any).
-// JoinGroup, SyncGroup, Heartbeat and LeaveGroup are not announced, so a
-// consumer that subscribes is told by its own client that the broker does
-// not support group membership (librdkafka: "JoinGroup failed: Local:
-// Required feature not supported by broker", on every attempt).
+// ListGroups (key 16, v0-4) lists both, with their states (v4's filter
+// applied); DescribeGroups (key 15, v0-5) gives the state, protocol and
+// members (client id and host; subscription and assignment once Stable), a
+// simple group as "Empty" with no members, and a group the broker does not
+// have as "Dead", as Kafka does. DeleteGroups (key 42, v0-2) deletes a group
+// without members and its committed offsets (NON_EMPTY_GROUP while it has
+// members, GROUP_ID_NOT_FOUND when there is nothing to delete).
+// JoinGroup, SyncGroup, Heartbeat and LeaveGroup have their own handlers.
 #pragma once
 
 #include "kafka_context.h"

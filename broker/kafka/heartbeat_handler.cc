@@ -33,7 +33,7 @@ void HeartbeatHandler::handle(Exchange& exchange) {
                                     exchange.executor(),
                                     [ex = &exchange, keep = exchange.keep_alive()](Status st) {
                                       Response r;
-                                      r.error_code = kafka_error(st);
+                                      r.error_code = kafka_group_error(st);
                                       respond(*ex, r);
                                     });
 }

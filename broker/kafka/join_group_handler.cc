@@ -26,7 +26,7 @@ std::string client_host(std::string_view peer) {
 
 void answer(Exchange& exchange, int16_t version, const groups::JoinResult& result) {
   Response r;
-  r.error_code = kafka_error(result.status);
+  r.error_code = kafka_group_error(result.status);
   r.generation_id = result.generation;
   const bool ok = result.status.ok();
   if (version >= 7) {

@@ -22,24 +22,24 @@ using Response = kafka::LeaveGroupResponse;
 void answer(Exchange& exchange, int16_t version, const std::vector<groups::LeaveMember>& leaving,
             const groups::LeaveResult& result) {
   Response r;
-  r.error_code = kafka_error(result.status);
+  r.error_code = kafka_group_error(result.status);
   std::vector<Response::Member> members;
   if (version < 3) {
     // One member: its error is the response's.
     if (r.error_code == 0 && !result.member_status.empty()) {
-      r.error_code = kafka_error(result.member_status[0]);
+      r.error_code = kafka_group_error(result.member_status[0]);
     }
   } else {
     members.reserve(leaving.size());
     for (size_t i = 0; i < leaving.size(); ++i) {
       const auto& m = leaving[i];
-      members.push_back(
-          {.member_id = m.member_id,
-           .group_instance_id = m.group_instance_id
-                                    ? std::optional<std::string_view>(*m.group_instance_id)
-                                    : std::nullopt,
-           .error_code = i < result.member_status.size() ? kafka_error(result.member_status[i])
-                                                         : int16_t{0}});
+      members.push_back({.member_id = m.member_id,
+                         .group_instance_id = m.group_instance_id ? std::optional<std::string_view>(
+                                                                        *m.group_instance_id)
+                                                                  : std::nullopt,
+                         .error_code = i < result.member_status.size()
+                                           ? kafka_group_error(result.member_status[i])
+                                           : int16_t{0}});
     }
   }
   r.members = members;

@@ -62,7 +62,7 @@ void SyncGroupHandler::handle(Exchange& exchange) {
       std::move(sync), exchange.executor(),
       [ex = &exchange, keep = exchange.keep_alive()](groups::SyncResult result) {
         Response r;
-        r.error_code = kafka_error(result.status);
+        r.error_code = kafka_group_error(result.status);
         if (result.status.ok()) {
           r.protocol_type = result.protocol_type;
           r.protocol_name = result.protocol_name;

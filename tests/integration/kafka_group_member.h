@@ -54,6 +54,7 @@ class GroupMember {
 
   int32_t session_timeout_ms = 10'000;
   int32_t rebalance_timeout_ms = 10'000;
+  std::string protocol_type = "consumer";
   // Assignor name -> subscription metadata, in preference order.
   std::vector<std::pair<std::string, std::string>> protocols = {{"range", "sub"}};
 
@@ -66,7 +67,7 @@ class GroupMember {
     r.rebalance_timeout_ms = rebalance_timeout_ms;
     r.member_id = member_id_;
     if (instance_id_) r.group_instance_id = *instance_id_;
-    r.protocol_type = "consumer";
+    r.protocol_type = protocol_type;
     r.protocols = ps;
     pending_version_ = version;
     ASSERT_TRUE(client_.send(r, version, ++correlation_id_));
