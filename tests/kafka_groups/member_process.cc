@@ -91,9 +91,23 @@ MemberProcess::~MemberProcess() {
   if (running()) stop(SIGKILL);
 }
 
+std::string MemberProcess::exited() const {
+  if (pid_ <= 0 || !exited_.empty()) return exited_;
+  int status = 0;
+  if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+    exited_ = WIFEXITED(status) ? "exit " + std::to_string(WEXITSTATUS(status))
+                                : "signal " + std::to_string(WTERMSIG(status));
+  }
+  return exited_;
+}
+
 int64_t MemberProcess::stop(int signal) {
   const int64_t sent = now_ms();
   if (pid_ <= 0) return sent;
+  if (!exited().empty()) {
+    pid_ = -1;
+    return sent;
+  }
   ::kill(pid_, signal);
   // Bounded wait for the exit (a clean close takes a commit and a
   // LeaveGroup); a guard, not a timing.
@@ -179,6 +193,10 @@ bool shares_cover(const std::vector<const MemberProcess*>& members, int32_t part
   size_t total = 0;
   for (const MemberProcess* m : members) {
     if (!m->running()) continue;
+    if (const std::string how = m->exited(); !how.empty()) {
+      if (why) *why = m->name() + " exited (" + how + "): " + m->log();
+      return false;
+    }
     const auto share = m->assignment();
     if (!share || share->empty()) {
       if (why) *why = m->name() + " has no partitions";

@@ -49,7 +49,11 @@ class MemberProcess {
 
   const std::string& name() const { return name_; }
   pid_t pid() const { return pid_; }
+  // Not stopped by the test (it may still have exited on its own).
   bool running() const { return pid_ > 0; }
+  // Running, but the process exited by itself (a member never should):
+  // how, e.g. "exit 2"; "" while it runs.
+  std::string exited() const;
   // Sends `signal` and waits for the process to end (SIGKILL after 30 s).
   // Returns the monotonic ms at which the signal was sent.
   int64_t stop(int signal);
@@ -77,6 +81,7 @@ class MemberProcess {
   std::filesystem::path events_;
   std::filesystem::path log_;
   pid_t pid_ = -1;
+  mutable std::string exited_;  // set once the process is reaped by exited()
 };
 
 // Shares of `members` (running ones only) are each non-empty, pairwise

@@ -2,9 +2,13 @@
 // the same instance id within its session timeout gets its partitions back
 // and the group does not rebalance: the other member sees no revoke or
 // assign, and keeps committing in the same generation. Each of the two
-// members is restarted in turn, so the group's leader is one of them.
+// members is restarted in turn, so the group's leader is one of them. One
+// that does not come back in time is removed at its session timeout (a
+// static member never leaves on its own) and the others take over.
 #include <gtest/gtest.h>
 #include <signal.h>
+
+#include <iostream>
 
 #include "group_test.h"
 
@@ -13,11 +17,11 @@ namespace {
 
 class StaticMembershipTest : public GroupTest {
  protected:
-  MemberOptions static_member(const std::string& name) const {
+  // Room for a restart (a process start and a JoinGroup) by default.
+  MemberOptions static_member(const std::string& name, int session_timeout_ms = 15'000) const {
     MemberOptions o = member_options("range");
     o.instance_id = "instance-" + name;
-    // Room for the restart (a process start and a JoinGroup).
-    o.session_timeout_ms = 15'000;
+    o.session_timeout_ms = session_timeout_ms;
     return o;
   }
 };
@@ -69,6 +73,30 @@ TEST_F(StaticMembershipTest, ARestartedMemberGetsItsPartitionsBackWithoutARebala
   std::set<std::string> instances;
   for (const DescribedMember& m : described.members) instances.insert(m.instance_id);
   EXPECT_EQ(instances, (std::set<std::string>{"instance-a", "instance-b"}));
+}
+
+TEST_F(StaticMembershipTest, AMemberThatDoesNotComeBackLosesItsPartitionsAtItsSessionTimeout) {
+  producer_ = std::make_unique<KeyedProducer>(kafka(), topic_);
+  producer_->allow(4'000);
+  add_member("a", static_member("a", 6'000));
+  add_member("b", static_member("b", 6'000));
+  expect_shares_cover("two static members");
+  const std::set<int32_t> b_share = member("b").assignment().value_or(std::set<int32_t>{});
+
+  const int64_t killed = member("b").stop(SIGKILL);
+  producer_->allow(8'000);
+  expect_shares_cover("b is gone");  // a alone has every partition
+  const int64_t resumed = wait_consumed_again(b_share, killed);
+  if (resumed >= 0) {
+    std::cout << "REBALANCE_TIME after SIGKILL of a static member (session.timeout.ms=6000): "
+              << resumed - killed << " ms\n";
+  }
+  // Back later with the same instance id: a new member, and a rebalance.
+  restart_member("b", static_member("b", 6'000));
+  producer_->allow(12'000);
+  expect_shares_cover("b is back");
+  expect_nothing_lost();
+  expect_described("range");
 }
 
 }  // namespace

@@ -55,6 +55,19 @@ TEST_P(StrategiesTest, MembersShareRebalanceAndTakeOverWithoutLosingRecords) {
   expect_described(strategy);
 }
 
+// Members offering different assignors: the group takes one that every
+// member offers (the protocol vote), whatever each one prefers. (librdkafka
+// does not let one member offer both eager and cooperative assignors.)
+TEST_F(GroupTest, TheGroupUsesTheAssignorEveryMemberOffers) {
+  producer_ = std::make_unique<KeyedProducer>(kafka(), topic_);
+  producer_->allow(2'000);
+  add_member("a", member_options("roundrobin,range"));
+  add_member("b", member_options("range"));
+  expect_shares_cover("two members");
+  expect_nothing_lost();
+  expect_described("range");
+}
+
 INSTANTIATE_TEST_SUITE_P(Strategies, StrategiesTest,
                          ::testing::Values("range", "roundrobin", "cooperative-sticky"),
                          [](const auto& info) {
