@@ -1,7 +1,8 @@
 // The broker killed (SIGKILL) in the middle of a rebalance, a third member
 // joining, and restarted on the same ports and data directory: every member
 // rejoins, consumption continues from the committed offsets (not from the
-// start of the log), and at the end nothing is lost.
+// start of the log), and at the end nothing is lost. The same with a clean
+// stop (SIGTERM), which answers the parked joins before it exits.
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -14,9 +15,9 @@
 namespace spillway::testing {
 namespace {
 
-class BrokerRestartTest : public GroupTest {};
+class BrokerRestartTest : public GroupTest, public ::testing::WithParamInterface<int> {};
 
-TEST_F(BrokerRestartTest, MembersRejoinAndContinueFromCommittedOffsetsAfterAKill9) {
+TEST_P(BrokerRestartTest, MembersRejoinAndContinueFromCommittedOffsets) {
   // An eager strategy: the revoke callbacks show a rebalance has begun.
   const std::string strategy = "range";
   producer_ = std::make_unique<KeyedProducer>(kafka(), topic_);
@@ -47,7 +48,7 @@ TEST_F(BrokerRestartTest, MembersRejoinAndContinueFromCommittedOffsetsAfterAKill
       << describe_shares(members());
   // Still in a's revoke callback: the group is still rebalancing.
   ASSERT_EQ(member("a").count("ASSIGN", joining), 0u);
-  ASSERT_TRUE(broker_->stop(SIGKILL).ok());
+  ASSERT_TRUE(broker_->stop(GetParam()).ok());
   const int64_t restarted = now_ms();
   start_broker(/*same_ports=*/true);
   ASSERT_FALSE(HasFatalFailure());
@@ -85,6 +86,10 @@ TEST_F(BrokerRestartTest, MembersRejoinAndContinueFromCommittedOffsetsAfterAKill
     EXPECT_GT(member(name).count("ASSIGN", restarted), 0u) << name << " did not rejoin";
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(StoppedInARebalance, BrokerRestartTest,
+                         ::testing::Values(SIGKILL, SIGTERM),
+                         [](const auto& info) { return info.param == SIGKILL ? "kill9" : "term"; });
 
 }  // namespace
 }  // namespace spillway::testing
