@@ -344,8 +344,8 @@ const std::array kKeys = {
               10'000'000,
               {},
               "groups",
-              "groups with members, broker-wide; a join that would make one more: "
-              "GROUP_MAX_SIZE_REACHED"},
+              "groups with members (or member ids handed out), broker-wide; a join that would "
+              "make one more: GROUP_MAX_SIZE_REACHED"},
     ConfigKey{"groups",
               "max_protocols",
               "group-max-protocols",

@@ -43,6 +43,12 @@ bool unused(const Group& g) {
          !g.has_pending();
 }
 
+// Counted against GroupLimits::max_groups: members, or member ids handed
+// out (MEMBER_ID_REQUIRED) that may still join.
+bool active(const Group& g) {
+  return g.member_count() > 0 || g.has_pending();
+}
+
 }  // namespace
 
 Result<std::unique_ptr<GroupCoordinator>> GroupCoordinator::open(CoreSet& cores,
@@ -72,7 +78,7 @@ Status GroupCoordinatorImpl::start() {
   const Clock::time_point now = Clock::now();
   for (const StoredGroup& s : *stored) {
     auto group = std::make_unique<Group>(s, limits_, now);
-    if (group->member_count() > 0) ++active_groups_;
+    if (active(*group)) ++active_groups_;
     shards_[owner_core(s.group_id)]->groups.emplace(s.group_id, std::move(group));
   }
   if (!stored->empty()) spdlog::info("loaded {} consumer group(s)", stored->size());
@@ -96,10 +102,10 @@ Group* GroupCoordinatorImpl::find(size_t core, std::string_view group_id) {
   return it == groups.end() ? nullptr : it->second.get();
 }
 
-void GroupCoordinatorImpl::after_change(size_t core, Group& group, bool had_members) {
-  const bool has_members = group.member_count() > 0;
-  if (has_members && !had_members) ++active_groups_;
-  if (!has_members && had_members) --active_groups_;
+void GroupCoordinatorImpl::after_change(size_t core, Group& group, bool was_active) {
+  const bool now_active = active(group);
+  if (now_active && !was_active) ++active_groups_;
+  if (!now_active && was_active) --active_groups_;
   if (group.take_settled()) {
     std::string name = group.name();
     std::string bytes = encode_group(group.snapshot());
@@ -117,7 +123,7 @@ void GroupCoordinatorImpl::tick(size_t core) {
   auto& groups = shards_[core]->groups;
   for (auto it = groups.begin(); it != groups.end();) {
     Group& g = *(it++)->second;  // advanced first: after_change may erase g
-    const bool had = g.member_count() > 0;
+    const bool had = active(g);
     g.tick(now);
     after_change(core, g, had);
   }
@@ -135,7 +141,7 @@ void GroupCoordinatorImpl::join(JoinRequest request, asio::any_io_executor reply
       return;
     }
     Group* g = find(core, request.group_id);
-    if ((g == nullptr || g->member_count() == 0) && active_groups_.load() >= limits_.max_groups) {
+    if ((g == nullptr || !active(*g)) && active_groups_.load() >= limits_.max_groups) {
       answer(JoinResult{.status = Status(ErrorCode::kGroupFull,
                                          "the broker has " + std::to_string(limits_.max_groups) +
                                              " groups with members (max_groups)")});
@@ -146,7 +152,7 @@ void GroupCoordinatorImpl::join(JoinRequest request, asio::any_io_executor reply
       g = group.get();
       shards_[core]->groups.emplace(request.group_id, std::move(group));
     }
-    const bool had = g->member_count() > 0;
+    const bool had = active(*g);
     g->join(std::move(request), Clock::now(), std::move(answer));
     after_change(core, *g, had);
   });
@@ -164,7 +170,7 @@ void GroupCoordinatorImpl::sync(SyncRequest request, asio::any_io_executor reply
       answer(SyncResult{.status = Status(ErrorCode::kUnknownMember, "no such group")});
       return;
     }
-    const bool had = g->member_count() > 0;
+    const bool had = active(*g);
     g->sync(std::move(request), Clock::now(), std::move(answer));
     after_change(core, *g, had);
   });
@@ -203,7 +209,7 @@ void GroupCoordinatorImpl::leave(std::string group_id, std::vector<LeaveMember> 
       result.member_status.assign(members.size(),
                                   Status(ErrorCode::kUnknownMember, "no such group"));
     } else {
-      const bool had = g->member_count() > 0;
+      const bool had = active(*g);
       result = g->leave(members, Clock::now());
       after_change(core, *g, had);
     }
@@ -302,6 +308,7 @@ void GroupCoordinatorImpl::remove(std::string group_id, asio::any_io_executor re
     }
     const bool had_group = g != nullptr;
     if (g != nullptr) {
+      if (active(*g)) --active_groups_;  // member ids handed out only
       g->mark_dead();
       shards_[core]->groups.erase(group_id);
     }

@@ -67,9 +67,10 @@ class GroupCoordinatorImpl final : public GroupCoordinator {
   void on_owner(std::string_view group_id, F&& fn);
   // The group, or null when the shard has none (on its owner core).
   Group* find(size_t core, std::string_view group_id);
-  // After a change to `group` on its owner core: keeps the count of groups
-  // with members and persists the group if it settled.
-  void after_change(size_t core, Group& group, bool had_members);
+  // After a change to `group` on its owner core: keeps the count of active
+  // groups (members or outstanding member ids) and persists the group if it
+  // settled.
+  void after_change(size_t core, Group& group, bool was_active);
   void tick(size_t core);
 
   CoreSet& cores_;
@@ -77,7 +78,8 @@ class GroupCoordinatorImpl final : public GroupCoordinator {
   GroupStore store_;
   const GroupLimits limits_;
   std::vector<std::unique_ptr<Shard>> shards_;
-  // Groups with at least one member, broker-wide (GroupLimits::max_groups).
+  // Groups with members or outstanding member ids, broker-wide
+  // (GroupLimits::max_groups).
   std::atomic<size_t> active_groups_{0};
 };
 

@@ -113,6 +113,18 @@ TEST(KafkaGroupBadInput, GroupAndMemberLimitsAreKafkaErrors) {
   EXPECT_EQ(d.join(3).error, 0);
 }
 
+TEST(KafkaGroupBadInput, MemberIdsHandedOutCountAgainstTheGroupLimit) {
+  // A client that only ever sends first joins (MEMBER_ID_REQUIRED) cannot
+  // make the broker hold more groups than max_groups.
+  auto broker = start({"--group-max-groups", "1"});
+  ASSERT_TRUE(broker);
+  GroupMember a(broker->kafka_port(), "one");
+  EXPECT_EQ(a.join(4).error, errors::kMemberIdRequired);
+  GroupMember b(broker->kafka_port(), "two");
+  EXPECT_EQ(b.join(4).error, errors::kGroupMaxSizeReached);
+  EXPECT_EQ(a.join(4).error, 0);  // the id handed out still joins
+}
+
 TEST(KafkaGroupBadInput, AThousandGroupsCreatedAndDeletedLeaveMemoryBounded) {
   auto broker = start();
   ASSERT_TRUE(broker);
