@@ -31,6 +31,9 @@ void GroupTest::TearDown() {
   // Members first (they would otherwise retry against a dead broker), then
   // the producer, then the broker (its destructor kills it).
   for (auto& m : members_) {
+    if (m->running() && !m->exited().empty()) {
+      ADD_FAILURE() << "member " << m->name() << " exited on its own: " << m->exited();
+    }
     if (m->running()) m->stop(SIGKILL);
   }
   // On a failure (or with SPILLWAY_GROUP_TEST_EVENTS set): what each member

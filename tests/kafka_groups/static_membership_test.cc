@@ -15,18 +15,19 @@
 namespace spillway::testing {
 namespace {
 
-class StaticMembershipTest : public GroupTest {
+// For an eager and a cooperative assignor.
+class StaticMembershipTest : public GroupTest, public ::testing::WithParamInterface<std::string> {
  protected:
   // Room for a restart (a process start and a JoinGroup) by default.
   MemberOptions static_member(const std::string& name, int session_timeout_ms = 15'000) const {
-    MemberOptions o = member_options("range");
+    MemberOptions o = member_options(GetParam());
     o.instance_id = "instance-" + name;
     o.session_timeout_ms = session_timeout_ms;
     return o;
   }
 };
 
-TEST_F(StaticMembershipTest, ARestartedMemberGetsItsPartitionsBackWithoutARebalance) {
+TEST_P(StaticMembershipTest, ARestartedMemberGetsItsPartitionsBackWithoutARebalance) {
   producer_ = std::make_unique<KeyedProducer>(kafka(), topic_);
   producer_->allow(4'000);
   add_member("a", static_member("a"));
@@ -68,14 +69,14 @@ TEST_F(StaticMembershipTest, ARestartedMemberGetsItsPartitionsBackWithoutARebala
     EXPECT_EQ(member(restarted).assignment(), share);
   }
   expect_nothing_lost();
-  expect_described("range");
+  expect_described(GetParam());
   const DescribedGroup described = describe_group(kafka(), group_);
   std::set<std::string> instances;
   for (const DescribedMember& m : described.members) instances.insert(m.instance_id);
   EXPECT_EQ(instances, (std::set<std::string>{"instance-a", "instance-b"}));
 }
 
-TEST_F(StaticMembershipTest, AMemberThatDoesNotComeBackLosesItsPartitionsAtItsSessionTimeout) {
+TEST_P(StaticMembershipTest, AMemberThatDoesNotComeBackLosesItsPartitionsAtItsSessionTimeout) {
   producer_ = std::make_unique<KeyedProducer>(kafka(), topic_);
   producer_->allow(4'000);
   add_member("a", static_member("a", 6'000));
@@ -96,8 +97,15 @@ TEST_F(StaticMembershipTest, AMemberThatDoesNotComeBackLosesItsPartitionsAtItsSe
   producer_->allow(12'000);
   expect_shares_cover("b is back");
   expect_nothing_lost();
-  expect_described("range");
+  expect_described(GetParam());
 }
+
+INSTANTIATE_TEST_SUITE_P(Assignors, StaticMembershipTest,
+                         ::testing::Values("range", "cooperative-sticky"), [](const auto& info) {
+                           std::string name = info.param;
+                           std::erase(name, '-');
+                           return name;
+                         });
 
 }  // namespace
 }  // namespace spillway::testing
