@@ -65,7 +65,7 @@ GroupCoordinatorImpl::GroupCoordinatorImpl(CoreSet& cores, OffsetStore& offsets,
                                            std::string data_dir, GroupLimits limits)
     : cores_(cores),
       offsets_(offsets),
-      store_(storage::posix_file_system(), data_dir),
+      store_(std::make_shared<GroupStore>(storage::posix_file_system(), data_dir)),
       limits_(limits) {
   for (size_t i = 0; i < cores_.size(); ++i) shards_.push_back(std::make_unique<Shard>());
 }
@@ -73,7 +73,7 @@ GroupCoordinatorImpl::GroupCoordinatorImpl(CoreSet& cores, OffsetStore& offsets,
 GroupCoordinatorImpl::~GroupCoordinatorImpl() = default;
 
 Status GroupCoordinatorImpl::start() {
-  Result<std::vector<StoredGroup>> stored = store_.load_all(limits_);
+  Result<std::vector<StoredGroup>> stored = store_->load_all(limits_);
   if (!stored.ok()) return stored.status();
   const Clock::time_point now = Clock::now();
   for (const StoredGroup& s : *stored) {
@@ -109,11 +109,12 @@ void GroupCoordinatorImpl::after_change(size_t core, Group& group, bool was_acti
   if (group.take_settled()) {
     std::string name = group.name();
     std::string bytes = encode_group(group.snapshot());
-    post_task(cores_.sync_context(core), [this, name = std::move(name), bytes = std::move(bytes)] {
-      if (Status st = store_.save(name, bytes); !st.ok()) {
-        spdlog::error("group {}: could not persist its metadata: {}", name, st.message());
-      }
-    });
+    post_task(cores_.sync_context(core),
+              [store = store_, name = std::move(name), bytes = std::move(bytes)] {
+                if (Status st = store->save(name, bytes); !st.ok()) {
+                  spdlog::error("group {}: could not persist its metadata: {}", name, st.message());
+                }
+              });
   }
   if (unused(group)) shards_[core]->groups.erase(group.name());
 }
@@ -315,10 +316,10 @@ void GroupCoordinatorImpl::remove(std::string group_id, asio::any_io_executor re
     // The group's file and offsets go on the sync thread, after any write
     // of the group queued before.
     post_task(cores_.sync_context(core),
-              [this, had_group, group_id = std::move(group_id), reply_on = std::move(reply_on),
-               done = std::move(done)]() mutable {
-                Status st = store_.remove(group_id);
-                Result<bool> had_offsets = offsets_.remove_group(group_id);
+              [store = store_, &offsets = offsets_, had_group, group_id = std::move(group_id),
+               reply_on = std::move(reply_on), done = std::move(done)]() mutable {
+                Status st = store->remove(group_id);
+                Result<bool> had_offsets = offsets.remove_group(group_id);
                 if (st.ok() && !had_offsets.ok()) st = had_offsets.status();
                 if (st.ok() && !had_group && !*had_offsets) {
                   st = Status(ErrorCode::kUnknownGroup, "no such group");

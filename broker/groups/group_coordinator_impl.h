@@ -8,7 +8,8 @@
 //
 // Persistence: when a group settles, its snapshot is encoded on the owner
 // core and written on that core's sync thread (in order, FIFO), so the
-// cores never wait on the disk.
+// cores never wait on the disk. Those writes hold the GroupStore (not the
+// coordinator); the OffsetStore must outlive the sync threads' work.
 #pragma once
 
 #include <atomic>
@@ -25,6 +26,8 @@
 
 namespace spillway::broker::groups {
 
+// Destroy it only once the cores have stopped running (their periodic
+// tasks and queued calls hold `this`), as main() does.
 class GroupCoordinatorImpl final : public GroupCoordinator {
  public:
   GroupCoordinatorImpl(CoreSet& cores, OffsetStore& offsets, std::string data_dir,
@@ -75,7 +78,9 @@ class GroupCoordinatorImpl final : public GroupCoordinator {
 
   CoreSet& cores_;
   OffsetStore& offsets_;
-  GroupStore store_;
+  // Shared with the writes queued on the sync threads, which may run after
+  // the coordinator is gone (the sync threads end after it in tests).
+  std::shared_ptr<GroupStore> store_;
   const GroupLimits limits_;
   std::vector<std::unique_ptr<Shard>> shards_;
   // Groups with members or outstanding member ids, broker-wide

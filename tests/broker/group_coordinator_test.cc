@@ -49,8 +49,8 @@ class Running {
       });
     }
     for (auto& t : threads_) t.join();
+    cores_.stop_sync_threads();  // the writes queued, as main() does
     coordinator_.reset();
-    cores_.stop_sync_threads();
     work_.reset();
     replies_thread_.join();
   }

@@ -146,6 +146,24 @@ TEST_F(KafkaGroups, TwoMembersJoinSyncHeartbeatAndLeave) {
   EXPECT_EQ(describe("g").state, "Empty");
 }
 
+TEST_F(KafkaGroups, EveryServedVersionJoinsSyncsHeartbeatsAndLeaves) {
+  for (int16_t v = 0; v <= 7; ++v) {
+    SCOPED_TRACE("JoinGroup v" + std::to_string(v));
+    auto m = member("versions-" + std::to_string(v));
+    JoinOutcome j = m->join_fresh(v);
+    ASSERT_EQ(j.error, 0);
+    EXPECT_EQ(j.generation, 1);
+    EXPECT_EQ(j.leader, m->member_id());
+    ASSERT_EQ(j.members.size(), 1u);
+    EXPECT_EQ(j.members[0].second, "sub");
+    EXPECT_EQ(j.protocol_name, "range");
+    const int16_t sync_v = std::min<int16_t>(v, 5);
+    EXPECT_EQ(m->sync({{m->member_id(), "mine"}}, sync_v).assignment, "mine");
+    EXPECT_EQ(m->heartbeat(std::min<int16_t>(v, 4)), 0);
+    EXPECT_EQ(m->leave(std::min<int16_t>(v, 5)), 0);
+  }
+}
+
 TEST_F(KafkaGroups, FirstJoinV4NeedsAMemberIdAndV3DoesNot) {
   auto a = member();
   JoinOutcome first = a->join(4);
