@@ -245,6 +245,11 @@ void Group::replace_static(Member& old, JoinRequest request, Clock::time_point n
     settled_ = true;  // the member id changed: persist it
     JoinResult r = join_result(placed);
     r.members.clear();  // the assignment stays: no one assigns again
+    // A replaced leader is told the old member id leads, as Kafka does
+    // (before JoinGroup v9's skip_assignment): otherwise the new member
+    // takes itself for the leader and runs its assignor over no members,
+    // which crashes librdkafka 2.0's cooperative-sticky assignor.
+    if (leader_ == placed.id) r.leader_id = old_id;
     done(std::move(r));
     return;
   }

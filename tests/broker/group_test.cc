@@ -225,6 +225,10 @@ TEST_F(GroupTest, AStaticMemberReplacesItselfWithoutARebalance) {
   EXPECT_TRUE((**again).status.ok());
   EXPECT_NE((**again).member_id, old_id);
   EXPECT_EQ((**again).generation, 1);
+  // It led the group: it is told the old id leads (as Kafka does), so that
+  // it does not run an assignment over no members.
+  EXPECT_EQ((**again).leader_id, old_id);
+  EXPECT_TRUE((**again).members.empty());
   EXPECT_EQ(g.rebalances(), rebalances);
   EXPECT_TRUE(g.take_settled());  // the new member id is persisted
   auto s = sync(g, (**again).member_id, 1);
