@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "groups/group_coordinator.h"
+#include "groups/member_host.h"
 #include "spillway/common/messages/groups.h"
 
 namespace spillway::broker {
@@ -41,6 +42,7 @@ void JoinGroupHandler::handle(Exchange& exchange) {
   join.member_id = std::string(request->member_id);
   join.group_instance_id = owned(request->group_instance_id);
   join.client_id = "spillway-native";
+  join.client_host = groups::member_host(exchange.peer());
   join.session_timeout = std::chrono::milliseconds(request->session_timeout_ms);
   join.rebalance_timeout = std::chrono::milliseconds(request->rebalance_timeout_ms);
   join.protocol_type = std::string(request->protocol_type);

@@ -9,6 +9,7 @@
 #include "core/offset_store.h"
 #include "error_map.h"
 #include "groups/group_coordinator.h"
+#include "groups/member_host.h"
 #include "spillway/common/kafka/join_group.h"
 
 namespace spillway::broker::kafka_listener {
@@ -17,12 +18,6 @@ namespace {
 
 using Request = kafka::JoinGroupRequest;
 using Response = kafka::JoinGroupResponse;
-
-// Kafka shows a member's host as "/" and its address.
-std::string client_host(std::string_view peer) {
-  const size_t colon = peer.rfind(':');
-  return "/" + std::string(colon == std::string_view::npos ? peer : peer.substr(0, colon));
-}
 
 void answer(Exchange& exchange, int16_t version, const groups::JoinResult& result) {
   Response r;
@@ -87,7 +82,7 @@ void JoinGroupHandler::handle(Exchange& exchange) {
   join.member_id = request->member_id;
   if (request->group_instance_id) join.group_instance_id = std::string(*request->group_instance_id);
   join.client_id = exchange.client_id();
-  join.client_host = client_host(exchange.peer());
+  join.client_host = groups::member_host(exchange.peer());
   join.session_timeout = std::chrono::milliseconds(request->session_timeout_ms);
   // v0 has no rebalance timeout: Kafka uses the session timeout.
   join.rebalance_timeout =

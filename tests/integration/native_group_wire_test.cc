@@ -10,6 +10,7 @@
 
 #include "broker_process.h"
 #include "broker_wire_client.h"
+#include "spillway/common/messages/group_admin.h"
 #include "spillway/common/messages/groups.h"
 
 namespace spillway::testing {
@@ -92,6 +93,25 @@ TEST_F(NativeGroupWire, OneMembersWholeLife) {
 
   EXPECT_EQ(heartbeat("g", member, generation), ErrorCode::kOk);
   EXPECT_EQ(heartbeat("g", member, generation + 1), ErrorCode::kIllegalGeneration);
+
+  // Described as Kafka describes its members: the client and its host.
+  const std::array<std::string_view, 1> names = {"g"};
+  auto described = client_->call(frame::ApiKey::kDescribeGroups, encode_body([&](WriteBuffer& b) {
+                                   return encode_describe_groups_request({names}, b);
+                                 }));
+  ASSERT_TRUE(described.has_value());
+  ASSERT_EQ(described->header.error_code, ErrorCode::kOk) << client_->last_error();
+  auto d = decode_describe_groups_response(described->body);
+  ASSERT_TRUE(d.ok()) << d.status().to_string();
+  ASSERT_EQ(d->groups.size(), 1);
+  const DescribedGroup group = *d->groups.begin();
+  EXPECT_EQ(group.state, "Stable");
+  ASSERT_EQ(group.members.size(), 1);
+  const DescribedMember described_member = *group.members.begin();
+  EXPECT_EQ(described_member.member_id, member);
+  EXPECT_EQ(described_member.client_id, "spillway-native");
+  EXPECT_EQ(described_member.client_host, "/127.0.0.1");
+  EXPECT_EQ(string_of(described_member.assignment), "mine");
 
   const std::array<LeaveGroupMember, 1> leaving = {LeaveGroupMember{member, std::nullopt}};
   auto left = client_->call(frame::ApiKey::kLeaveGroup, encode_body([&](WriteBuffer& b) {
