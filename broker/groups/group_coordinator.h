@@ -50,14 +50,14 @@ namespace groups {
 
 // Limits checked before anything is stored (bad input costs nothing).
 struct GroupLimits {
-  std::chrono::milliseconds min_session_timeout{6'000};    // Kafka's group.min.session.timeout.ms
-  std::chrono::milliseconds max_session_timeout{300'000};  // group.max.session.timeout.ms
+  std::chrono::milliseconds min_session_timeout{6'000};      // Kafka's group.min.session.timeout.ms
+  std::chrono::milliseconds max_session_timeout{300'000};    // group.max.session.timeout.ms
   std::chrono::milliseconds initial_rebalance_delay{3'000};  // group.initial.rebalance.delay.ms
-  size_t max_group_size = 1'000;            // members per group (group.max.size)
-  size_t max_groups = 10'000;               // groups with members, broker-wide
-  size_t max_protocols = 64;                // assignors offered in one join
-  size_t max_metadata_bytes = 1 << 20;      // one member's subscription metadata
-  size_t max_assignment_bytes = 1 << 20;    // one member's assignment
+  size_t max_group_size = 1'000;                             // members per group (group.max.size)
+  size_t max_groups = 10'000;                                // groups with members, broker-wide
+  size_t max_protocols = 64;                                 // assignors offered in one join
+  size_t max_metadata_bytes = 1 << 20;                       // one member's subscription metadata
+  size_t max_assignment_bytes = 1 << 20;                     // one member's assignment
 };
 
 enum class GroupState { kEmpty, kPreparingRebalance, kCompletingRebalance, kStable, kDead };
@@ -72,7 +72,7 @@ struct Protocol {
 
 struct JoinRequest {
   std::string group_id;
-  std::string member_id;  // empty for a member joining for the first time
+  std::string member_id;                         // empty for a member joining for the first time
   std::optional<std::string> group_instance_id;  // static membership
   std::string client_id;
   std::string client_host;
@@ -196,7 +196,7 @@ class GroupCoordinator {
 
   virtual void describe(std::string group_id, asio::any_io_executor reply_on,
                         std::function<void(GroupDescription)> done) = 0;
-  // Groups with members or committed offsets (the latter as Empty).
+  // Groups with members or committed offsets (the latter as Empty), by name.
   virtual void list(asio::any_io_executor reply_on,
                     std::function<void(std::vector<GroupListing>)> done) = 0;
   // Deletes a group without members and its committed offsets:

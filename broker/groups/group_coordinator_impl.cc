@@ -262,37 +262,44 @@ void GroupCoordinatorImpl::describe(std::string group_id, asio::any_io_executor 
   });
 }
 
-void GroupCoordinatorImpl::list(asio::any_io_executor reply_on,
-                                std::function<void(std::vector<GroupListing>)> done) {
-  struct Gather {
+template <typename Row, typename RowFn, typename FinishFn>
+void GroupCoordinatorImpl::gather(RowFn row, FinishFn finish) {
+  struct Gathered {
     std::mutex mu;
-    std::vector<GroupListing> groups;
+    std::vector<Row> rows;
     size_t left = 0;
   };
-  auto gather = std::make_shared<Gather>();
-  gather->left = shards_.size();
+  auto gathered = std::make_shared<Gathered>();
+  gathered->left = shards_.size();
   for (size_t core = 0; core < shards_.size(); ++core) {
-    post_task(cores_.context(core), [this, core, gather, reply_on, done] {
-      std::vector<GroupListing> mine;
-      for (const auto& [name, g] : shards_[core]->groups) {
-        mine.push_back(
-            {.group_id = name, .protocol_type = g->protocol_type(), .state = g->state()});
-      }
-      std::lock_guard lock(gather->mu);
-      for (auto& l : mine) gather->groups.push_back(std::move(l));
-      if (--gather->left > 0) return;
-      // Groups with committed offsets and no coordinator state: Empty.
-      std::set<std::string_view> known;
-      for (const auto& l : gather->groups) known.insert(l.group_id);
-      std::vector<GroupListing> all = std::move(gather->groups);
-      for (std::string& name : offsets_.groups()) {
-        if (!known.contains(name)) all.push_back({.group_id = std::move(name)});
-      }
-      std::sort(all.begin(), all.end(),
-                [](const auto& a, const auto& b) { return a.group_id < b.group_id; });
-      reply(reply_on, done, std::move(all));
+    post_task(cores_.context(core), [this, core, gathered, row, finish] {
+      std::vector<Row> mine;
+      for (const auto& [name, g] : shards_[core]->groups) mine.push_back(row(name, *g));
+      std::lock_guard lock(gathered->mu);
+      for (auto& r : mine) gathered->rows.push_back(std::move(r));
+      if (--gathered->left == 0) finish(std::move(gathered->rows));
     });
   }
+}
+
+void GroupCoordinatorImpl::list(asio::any_io_executor reply_on,
+                                std::function<void(std::vector<GroupListing>)> done) {
+  gather<GroupListing>(
+      [](const std::string& name, const Group& g) {
+        return GroupListing{
+            .group_id = name, .protocol_type = g.protocol_type(), .state = g.state()};
+      },
+      [this, reply_on, done](std::vector<GroupListing> all) {
+        // Groups with committed offsets and no coordinator state: Empty.
+        std::set<std::string> known;
+        for (const auto& l : all) known.insert(l.group_id);
+        for (std::string& name : offsets_.groups()) {
+          if (!known.contains(name)) all.push_back({.group_id = std::move(name)});
+        }
+        std::sort(all.begin(), all.end(),
+                  [](const auto& a, const auto& b) { return a.group_id < b.group_id; });
+        reply(reply_on, done, std::move(all));
+      });
 }
 
 void GroupCoordinatorImpl::remove(std::string group_id, asio::any_io_executor reply_on,
@@ -331,32 +338,19 @@ void GroupCoordinatorImpl::remove(std::string group_id, asio::any_io_executor re
 
 void GroupCoordinatorImpl::stats(asio::any_io_executor reply_on,
                                  std::function<void(std::vector<GroupStats>)> done) {
-  struct Gather {
-    std::mutex mu;
-    std::vector<GroupStats> groups;
-    size_t left = 0;
-  };
-  auto gather = std::make_shared<Gather>();
-  gather->left = shards_.size();
-  for (size_t core = 0; core < shards_.size(); ++core) {
-    post_task(cores_.context(core), [this, core, gather, reply_on, done] {
-      std::vector<GroupStats> mine;
-      for (const auto& [name, g] : shards_[core]->groups) {
-        mine.push_back({.group_id = name,
-                        .state = g->state(),
-                        .generation = g->generation(),
-                        .members = g->member_count(),
-                        .rebalances = g->rebalances()});
-      }
-      std::lock_guard lock(gather->mu);
-      for (auto& s : mine) gather->groups.push_back(std::move(s));
-      if (--gather->left > 0) return;
-      std::vector<GroupStats> all = std::move(gather->groups);
-      std::sort(all.begin(), all.end(),
-                [](const auto& a, const auto& b) { return a.group_id < b.group_id; });
-      reply(reply_on, done, std::move(all));
-    });
-  }
+  gather<GroupStats>(
+      [](const std::string& name, const Group& g) {
+        return GroupStats{.group_id = name,
+                          .state = g.state(),
+                          .generation = g.generation(),
+                          .members = g.member_count(),
+                          .rebalances = g.rebalances()};
+      },
+      [reply_on, done](std::vector<GroupStats> all) {
+        std::sort(all.begin(), all.end(),
+                  [](const auto& a, const auto& b) { return a.group_id < b.group_id; });
+        reply(reply_on, done, std::move(all));
+      });
 }
 
 void GroupCoordinatorImpl::stop_core(size_t core) {

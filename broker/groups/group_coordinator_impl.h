@@ -68,6 +68,10 @@ class GroupCoordinatorImpl final : public GroupCoordinator {
   // Runs fn() on group_id's owner core.
   template <typename F>
   void on_owner(std::string_view group_id, F&& fn);
+  // Calls row(name, group) for every group of every core, each on its own
+  // core, then finish(rows) once, on the core that answered last.
+  template <typename Row, typename RowFn, typename FinishFn>
+  void gather(RowFn row, FinishFn finish);
   // The group, or null when the shard has none (on its owner core).
   Group* find(size_t core, std::string_view group_id);
   // After a change to `group` on its owner core: keeps the count of active

@@ -1,7 +1,6 @@
 // The group administration handlers: decode, ask the coordinator, encode.
 #include "group_admin_handlers.h"
 
-#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -16,10 +15,6 @@ namespace {
 // The most groups one DescribeGroups or DeleteGroups may name: each costs
 // a hop to its owner core, and the answer is built in memory.
 constexpr int32_t kMaxGroupsPerRequest = 1'000;
-
-Status refuse_without_coordinator() {
-  return Status(ErrorCode::kUnsupportedVersion, "this broker does not coordinate consumer groups");
-}
 
 Status check_count(int32_t count) {
   if (count > kMaxGroupsPerRequest) {
@@ -45,14 +40,8 @@ void ListGroupsHandler::handle(Exchange& exchange) {
     exchange.finish(request.status());
     return;
   }
-  if (context_.groups == nullptr) {
-    exchange.finish(refuse_without_coordinator());
-    return;
-  }
   context_.groups->list(exchange.executor(), [ex = &exchange, keep = exchange.keep_alive()](
                                                  std::vector<groups::GroupListing> listing) {
-    std::sort(listing.begin(), listing.end(),
-              [](const auto& a, const auto& b) { return a.group_id < b.group_id; });
     std::vector<messages::ListedGroup> listed;
     listed.reserve(listing.size());
     for (const groups::GroupListing& g : listing) {
@@ -69,10 +58,6 @@ void DescribeGroupsHandler::handle(Exchange& exchange) {
       messages::decode_describe_groups_request(exchange.body());
   if (!request.ok()) {
     exchange.finish(request.status());
-    return;
-  }
-  if (context_.groups == nullptr) {
-    exchange.finish(refuse_without_coordinator());
     return;
   }
   if (Status st = check_count(request->groups.size()); !st.ok()) {
@@ -140,10 +125,6 @@ void DeleteGroupsHandler::handle(Exchange& exchange) {
       messages::decode_delete_groups_request(exchange.body());
   if (!request.ok()) {
     exchange.finish(request.status());
-    return;
-  }
-  if (context_.groups == nullptr) {
-    exchange.finish(refuse_without_coordinator());
     return;
   }
   if (Status st = check_count(request->groups.size()); !st.ok()) {

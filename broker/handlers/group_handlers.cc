@@ -12,10 +12,6 @@
 namespace spillway::broker {
 namespace {
 
-Status no_coordinator() {
-  return Status(ErrorCode::kUnsupportedVersion, "this broker serves no consumer groups");
-}
-
 std::optional<std::string> owned(std::optional<std::string_view> s) {
   if (!s) return std::nullopt;
   return std::string(*s);
@@ -31,10 +27,6 @@ void JoinGroupHandler::handle(Exchange& exchange) {
   Result<messages::JoinGroupRequest> request = messages::decode_join_group_request(exchange.body());
   if (!request.ok()) {
     exchange.finish(request.status());
-    return;
-  }
-  if (context_.groups == nullptr) {
-    exchange.finish(no_coordinator());
     return;
   }
   groups::JoinRequest join;
@@ -85,10 +77,6 @@ void SyncGroupHandler::handle(Exchange& exchange) {
     exchange.finish(request.status());
     return;
   }
-  if (context_.groups == nullptr) {
-    exchange.finish(no_coordinator());
-    return;
-  }
   groups::SyncRequest sync;
   sync.group_id = std::string(request->group_id);
   sync.member_id = std::string(request->member_id);
@@ -118,10 +106,6 @@ void HeartbeatHandler::handle(Exchange& exchange) {
     exchange.finish(request.status());
     return;
   }
-  if (context_.groups == nullptr) {
-    exchange.finish(no_coordinator());
-    return;
-  }
   context_.groups->heartbeat(
       std::string(request->group_id), std::string(request->member_id), request->generation_id,
       owned(request->group_instance_id), exchange.executor(),
@@ -133,10 +117,6 @@ void LeaveGroupHandler::handle(Exchange& exchange) {
       messages::decode_leave_group_request(exchange.body());
   if (!request.ok()) {
     exchange.finish(request.status());
-    return;
-  }
-  if (context_.groups == nullptr) {
-    exchange.finish(no_coordinator());
     return;
   }
   std::vector<groups::LeaveMember> members;

@@ -47,15 +47,19 @@ NativeHandlers::NativeHandlers(Dispatcher& dispatcher, BrokerContext& context,
                  &fetch_offsets_);
   dispatcher.add(ApiKey::kInitProducerId, kInitProducerIdVersion, kInitProducerIdVersion,
                  &init_producer_id_);
-  dispatcher.add(ApiKey::kJoinGroup, kJoinGroupVersion, kJoinGroupVersion, &join_group_);
-  dispatcher.add(ApiKey::kSyncGroup, kSyncGroupVersion, kSyncGroupVersion, &sync_group_);
-  dispatcher.add(ApiKey::kHeartbeat, kHeartbeatVersion, kHeartbeatVersion, &heartbeat_);
-  dispatcher.add(ApiKey::kLeaveGroup, kLeaveGroupVersion, kLeaveGroupVersion, &leave_group_);
-  dispatcher.add(ApiKey::kListGroups, kListGroupsVersion, kListGroupsVersion, &list_groups_);
-  dispatcher.add(ApiKey::kDescribeGroups, kDescribeGroupsVersion, kDescribeGroupsVersion,
-                 &describe_groups_);
-  dispatcher.add(ApiKey::kDeleteGroups, kDeleteGroupsVersion, kDeleteGroupsVersion,
-                 &delete_groups_);
+  // The group requests exist only with a coordinator (main() always gives
+  // one); without it they are unknown keys, kUnsupportedVersion.
+  if (context.groups != nullptr) {
+    dispatcher.add(ApiKey::kJoinGroup, kJoinGroupVersion, kJoinGroupVersion, &join_group_);
+    dispatcher.add(ApiKey::kSyncGroup, kSyncGroupVersion, kSyncGroupVersion, &sync_group_);
+    dispatcher.add(ApiKey::kHeartbeat, kHeartbeatVersion, kHeartbeatVersion, &heartbeat_);
+    dispatcher.add(ApiKey::kLeaveGroup, kLeaveGroupVersion, kLeaveGroupVersion, &leave_group_);
+    dispatcher.add(ApiKey::kListGroups, kListGroupsVersion, kListGroupsVersion, &list_groups_);
+    dispatcher.add(ApiKey::kDescribeGroups, kDescribeGroupsVersion, kDescribeGroupsVersion,
+                   &describe_groups_);
+    dispatcher.add(ApiKey::kDeleteGroups, kDeleteGroupsVersion, kDeleteGroupsVersion,
+                   &delete_groups_);
+  }
   dispatcher.add(ApiKey::kCommitMemberOffsets, kCommitMemberOffsetsVersion,
                  kCommitMemberOffsetsVersion, &commit_member_offsets_);
 }

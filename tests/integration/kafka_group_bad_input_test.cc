@@ -63,10 +63,7 @@ TEST(KafkaGroupBadInput, AFollowersAssignmentsAreIgnored) {
   ASSERT_EQ(a.sync({{a.member_id(), "first"}}).error, 0);
   GroupMember b(broker->kafka_port(), "g");
   b.send_join_fresh();
-  const auto guard = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (a.heartbeat() == 0 && std::chrono::steady_clock::now() < guard) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
+  a.heartbeat_until_not(0);
   a.send_join();
   ASSERT_EQ(a.read_join().error, 0);
   JoinOutcome jb = b.read_join();

@@ -8,8 +8,10 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <optional>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -156,6 +158,19 @@ class GroupMember {
     auto got = client_.try_call<kafka::HeartbeatResponse>(r, version);
     EXPECT_TRUE(got.ok()) << got.status().to_string();
     return got.ok() ? got->error_code : int16_t{-1};
+  }
+
+  // Heartbeats (as a consumer does, every 20 ms) until the answer is not
+  // `while_error`, and returns that answer; the guard only stops a broken
+  // broker from hanging the test.
+  int16_t heartbeat_until_not(int16_t while_error) {
+    const auto guard = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    int16_t e = heartbeat();
+    while (e == while_error && std::chrono::steady_clock::now() < guard) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      e = heartbeat();
+    }
+    return e;
   }
 
   // LeaveGroup v0-2 (this member; the response's error) or v3+ (this member

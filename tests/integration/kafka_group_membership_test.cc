@@ -43,19 +43,6 @@ class KafkaGroups : public ::testing::Test {
     return m;
   }
 
-  // Heartbeats (as a consumer does, every 20 ms) until the answer is not
-  // `while_error`; the guard only stops a broken broker from hanging the
-  // test.
-  static int16_t heartbeat_until_not(GroupMember& m, int16_t while_error) {
-    const auto guard = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-    int16_t e = m.heartbeat();
-    while (e == while_error && std::chrono::steady_clock::now() < guard) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-      e = m.heartbeat();
-    }
-    return e;
-  }
-
   struct Described {
     int16_t error = -1;
     std::string state;
@@ -102,7 +89,7 @@ TEST_F(KafkaGroups, TwoMembersJoinSyncHeartbeatAndLeave) {
   auto b = member();
   b->protocols = {{"range", "sub-b"}};
   b->send_join_fresh();
-  EXPECT_EQ(heartbeat_until_not(*a, 0), errors::kRebalanceInProgress);
+  EXPECT_EQ(a->heartbeat_until_not(0), errors::kRebalanceInProgress);
   a->send_join();
   JoinOutcome ja2 = a->read_join();
   JoinOutcome jb = b->read_join();
@@ -202,7 +189,7 @@ TEST_F(KafkaGroups, OutOfDateMembersAreTold) {
   // While a rebalance runs (B joined), A's heartbeat and sync say so.
   auto b = member();
   b->send_join_fresh();
-  EXPECT_EQ(heartbeat_until_not(*a, 0), errors::kRebalanceInProgress);
+  EXPECT_EQ(a->heartbeat_until_not(0), errors::kRebalanceInProgress);
   EXPECT_EQ(a->sync().error, errors::kRebalanceInProgress);
   a->send_join();
   EXPECT_EQ(a->read_join().error, 0);
@@ -238,7 +225,7 @@ TEST_F(KafkaGroups, TheProtocolEveryMemberSupportsIsChosenByVotes) {
   c->protocols = {{"sticky", "c"}, {"range", "c"}, {"roundrobin", "c"}};
   b->send_join_fresh();
   c->send_join_fresh();
-  EXPECT_EQ(heartbeat_until_not(*a, 0), errors::kRebalanceInProgress);
+  EXPECT_EQ(a->heartbeat_until_not(0), errors::kRebalanceInProgress);
   a->send_join();
   EXPECT_EQ(a->read_join().protocol_name, "range");
   EXPECT_EQ(b->read_join().protocol_name, "range");
@@ -253,7 +240,7 @@ TEST_F(KafkaGroups, ASessionThatRunsOutRebalancesTheOthers) {
   auto b = member();
   b->session_timeout_ms = 10'000;
   b->send_join_fresh();
-  EXPECT_EQ(heartbeat_until_not(*a, 0), errors::kRebalanceInProgress);
+  EXPECT_EQ(a->heartbeat_until_not(0), errors::kRebalanceInProgress);
   a->send_join();
   ASSERT_EQ(a->read_join().error, 0);
   ASSERT_EQ(b->read_join().error, 0);
@@ -262,7 +249,7 @@ TEST_F(KafkaGroups, ASessionThatRunsOutRebalancesTheOthers) {
   ASSERT_EQ(b->read_sync().error, 0);
   // A goes silent; B keeps heartbeating and is told to rejoin once A's
   // session has run out.
-  EXPECT_EQ(heartbeat_until_not(*b, 0), errors::kRebalanceInProgress);
+  EXPECT_EQ(b->heartbeat_until_not(0), errors::kRebalanceInProgress);
   JoinOutcome jb = b->join();
   EXPECT_EQ(jb.error, 0);
   EXPECT_EQ(jb.generation, 3);
@@ -277,7 +264,7 @@ TEST_F(KafkaGroups, AStaticMemberRestartsWithoutARebalance) {
   ASSERT_EQ(a->sync({{a->member_id(), "pa"}}).error, 0);
   auto b = member("g", "instance-b");
   b->send_join();
-  EXPECT_EQ(heartbeat_until_not(*a, 0), errors::kRebalanceInProgress);
+  EXPECT_EQ(a->heartbeat_until_not(0), errors::kRebalanceInProgress);
   a->send_join();
   ASSERT_EQ(a->read_join().error, 0);
   ASSERT_EQ(b->read_join().error, 0);
