@@ -13,6 +13,7 @@
 
 #include "config/command_line.h"
 #include "config/group_limits.h"
+#include "config/listener_list.h"
 #include "config/memory_budget_size.h"
 #include "core/cluster_id.h"
 #include "core/offset_store.h"
@@ -73,6 +74,20 @@ int main(int argc, char** argv) {
                  std::string(memory_budget.status().message()).c_str());
     return 2;
   }
+  Result<std::vector<PlannedListener>> listeners = plan_listeners(config);
+  if (!listeners.ok()) {
+    std::fprintf(stderr, "spillway-broker: %s\n",
+                 std::string(listeners.status().message()).c_str());
+    return 2;
+  }
+  for (const PlannedListener& planned : *listeners) {
+    if (planned.spec.security != security::SecurityProtocol::kPlaintext) {
+      std::fprintf(stderr, "spillway-broker: listener %s: %s is not available in this build\n",
+                   planned.name.c_str(),
+                   std::string(security::security_protocol_name(planned.spec.security)).c_str());
+      return 2;
+    }
+  }
   Result<groups::GroupLimits> limits = group_limits(config);
   if (!limits.ok()) {
     std::fprintf(stderr, "spillway-broker: %s\n", std::string(limits.status().message()).c_str());
@@ -105,14 +120,12 @@ int main(int argc, char** argv) {
   CoreSet cores(config.threads > 0 ? static_cast<size_t>(config.threads)
                                    : std::max(1u, std::thread::hardware_concurrency()));
   ServerOptions options;
-  // Validated with the config.
-  options.listeners.push_back({.name = "native",
-                               .address = *parse_host_port(config.listen),
-                               .dispatcher = &native_dispatcher});
-  if (!config.kafka_listen.empty()) {
-    options.listeners.push_back({.name = "kafka",
-                                 .address = *parse_host_port(config.kafka_listen),
-                                 .dispatcher = &kafka_dispatcher});
+  for (const PlannedListener& planned : *listeners) {
+    options.listeners.push_back(
+        {.name = planned.name,
+         .address = planned.spec.address,
+         .dispatcher = planned.kafka ? &kafka_dispatcher : &native_dispatcher,
+         .security = planned.spec.security});
   }
   options.max_frame_bytes = static_cast<uint32_t>(config.max_frame_bytes);
   options.max_connections = static_cast<size_t>(config.max_connections);
@@ -172,8 +185,7 @@ int main(int argc, char** argv) {
   }
   kafka_listener::KafkaContext kafka_context{.broker = context,
                                              .node_id = static_cast<int32_t>(config.node_id),
-                                             .advertised_host = "",
-                                             .advertised_port = 0,
+                                             .advertised = {},
                                              .cluster_id = *cluster_id};
   kafka_listener::KafkaHandlers kafka_handlers(kafka_dispatcher, kafka_context);
 
@@ -181,22 +193,31 @@ int main(int argc, char** argv) {
     spdlog::critical("{}", st.message());
     return 1;
   }
-  if (!config.kafka_listen.empty()) {
-    // Clients are told the advertised address, by default the bound one.
-    const asio::ip::tcp::endpoint bound = server.local_endpoint(1);
-    const HostPort advertised = config.kafka_advertised_listener.empty()
-                                    ? HostPort{bound.address().to_string(), bound.port()}
-                                    : *parse_advertised_address(config.kafka_advertised_listener);
-    kafka_context.advertised_host = advertised.host;
-    kafka_context.advertised_port = advertised.port;
-    if (config.kafka_advertised_listener.empty() && bound.address().is_unspecified()) {
-      spdlog::warn(
-          "the Kafka listener is bound to {} and [kafka] advertised_listener is not set: clients "
-          "will be told to connect to {}, which they cannot; set it to the address clients use",
-          format_endpoint(bound), advertised.host);
+  kafka_context.advertised.resize(listeners->size());
+  for (size_t i = 0; i < listeners->size(); ++i) {
+    const PlannedListener& planned = (*listeners)[i];
+    const asio::ip::tcp::endpoint bound = server.local_endpoint(i);
+    if (!planned.kafka) {
+      if (i > 0) {
+        spdlog::info("{} listener on {}", planned.name, format_endpoint(bound));
+      }
+      continue;
     }
-    // Tests and scripts parse "kafka on HOST:PORT" from this line.
-    spdlog::info("kafka on {} (advertised {}:{}, node id {}, cluster id {})",
+    // Clients are told the advertised address, by default the bound one.
+    const HostPort advertised = planned.advertised
+                                    ? *planned.advertised
+                                    : HostPort{bound.address().to_string(), bound.port()};
+    kafka_context.advertised[i] = {advertised.host, advertised.port};
+    if (!planned.advertised && bound.address().is_unspecified()) {
+      spdlog::warn(
+          "the {} listener is bound to {} and no advertised address is set for it ([kafka] "
+          "advertised_listener or advertised_listeners): clients will be told to connect to {}, "
+          "which they cannot; set it to the address clients use",
+          planned.name, format_endpoint(bound), advertised.host);
+    }
+    // Tests and scripts parse "kafka on HOST:PORT" (the first Kafka
+    // listener) and "kafka SASL_SSL on HOST:PORT" from these lines.
+    spdlog::info("{} on {} (advertised {}:{}, node id {}, cluster id {})", planned.name,
                  format_endpoint(bound), advertised.host, advertised.port, config.node_id,
                  *cluster_id);
   }

@@ -22,6 +22,7 @@ inline constexpr int64_t kMaxInFlightPerConnection = 64;
 struct BrokerConfig {
   // [broker]
   std::string listen = "127.0.0.1:9093";  // the native protocol
+  std::string listeners;                  // more native listeners (config/listener_list.h)
   int64_t node_id = 0;
   std::string data_dir = "./data";
   int64_t threads = 0;  // 0 = one per core
@@ -53,6 +54,8 @@ struct BrokerConfig {
   // [kafka]
   std::string kafka_listen = "127.0.0.1:9092";  // empty = no Kafka listener
   std::string kafka_advertised_listener;        // empty = the bound listen address
+  std::string kafka_listeners;                  // more Kafka listeners (config/listener_list.h)
+  std::string kafka_advertised_listeners;       // one per kafka_listeners entry; empty = bound
   // [groups] (groups::GroupLimits; config/group_limits.h)
   int64_t group_min_session_timeout_ms = 6'000;
   int64_t group_max_session_timeout_ms = 300'000;

@@ -5,6 +5,7 @@
 #include <charconv>
 
 #include "listen_address.h"
+#include "listener_list.h"
 #include "spillway/common/log.h"
 
 namespace spillway::broker {
@@ -31,6 +32,17 @@ const std::array kKeys = {
               {},
               "",
               "address the native protocol listens on; port 0 picks a free port"},
+    ConfigKey{"broker",
+              "listeners",
+              "listeners",
+              K::kListenerList,
+              &C::listeners,
+              0,
+              0,
+              {},
+              "",
+              "further native listeners, SECURITY://IP:PORT separated by commas (SECURITY: "
+              "PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL); empty = none"},
     ConfigKey{"broker",
               "node_id",
               "node-id",
@@ -292,6 +304,28 @@ const std::array kKeys = {
               {},
               "",
               "HOST:PORT Kafka clients are told to connect to; empty = the bound listen address"},
+    ConfigKey{"kafka",
+              "listeners",
+              "kafka-listeners",
+              K::kListenerList,
+              &C::kafka_listeners,
+              0,
+              0,
+              {},
+              "",
+              "further Kafka listeners, SECURITY://IP:PORT separated by commas (SECURITY: "
+              "PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL); empty = none"},
+    ConfigKey{"kafka",
+              "advertised_listeners",
+              "kafka-advertised-listeners",
+              K::kAdvertisedList,
+              &C::kafka_advertised_listeners,
+              0,
+              0,
+              {},
+              "",
+              "SECURITY://HOST:PORT clients are told for each of [kafka] listeners, in the same "
+              "order; empty = their bound addresses"},
     ConfigKey{"groups",
               "min_session_timeout_ms",
               "group-min-session-timeout-ms",
@@ -433,6 +467,12 @@ std::string describe_expected(const ConfigKey& key) {
       return "a string HOST:PORT such as \"kafka.example.com:9092\", or \"\" for the default";
     case K::kLogLevel:
       return "one of \"trace\", \"debug\", \"info\", \"warn\", \"error\", \"critical\", \"off\"";
+    case K::kListenerList:
+      return "a string of SECURITY://IP:PORT entries separated by commas, such as "
+             "\"SASL_SSL://0.0.0.0:9094\", or \"\" for none";
+    case K::kAdvertisedList:
+      return "a string of SECURITY://HOST:PORT entries separated by commas, such as "
+             "\"SASL_SSL://kafka.example.com:9094\", or \"\" for the bound addresses";
   }
   return out;
 }
@@ -484,6 +524,12 @@ Status set_string(const ConfigKey& key, std::string_view value, BrokerConfig& co
       break;
     case K::kLogLevel:
       if (!log::validate_level(value).ok()) return mismatch(key, quoted);
+      break;
+    case K::kListenerList:
+      if (!parse_listener_list(value).ok()) return mismatch(key, quoted);
+      break;
+    case K::kAdvertisedList:
+      if (!parse_advertised_list(value).ok()) return mismatch(key, quoted);
       break;
     case K::kString:
       if (value.empty()) return mismatch(key, "an empty string");

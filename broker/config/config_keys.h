@@ -24,6 +24,8 @@ enum class ConfigKind {
   kHostPortOrEmpty,  // IP:PORT, or "" for "off"
   kAdvertised,       // HOST:PORT (a host name or IP, port 1-65535), or "" for a default
   kLogLevel,         // trace|debug|info|warn|error|critical|off
+  kListenerList,     // "SECURITY://IP:PORT, ..." (listener_list.h), or ""
+  kAdvertisedList,   // "SECURITY://HOST:PORT, ...", or ""
 };
 
 using ConfigField =

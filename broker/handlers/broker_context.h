@@ -13,6 +13,9 @@ class ProducerIds;
 namespace groups {
 class GroupCoordinator;
 }
+namespace security {
+class Authorizer;
+}
 
 struct BrokerContext {
   TopicRegistry& topics;
@@ -24,6 +27,9 @@ struct BrokerContext {
   // Consumer groups with members; null: neither listener serves
   // JoinGroup, SyncGroup, Heartbeat and LeaveGroup.
   groups::GroupCoordinator* groups = nullptr;
+  // ACLs (security/authorizer.h); null: authorization is off, everything is
+  // allowed. Check with security::authorized(authorizer, exchange.security(), ...).
+  const security::Authorizer* authorizer = nullptr;
 };
 
 }  // namespace spillway::broker

@@ -28,8 +28,9 @@ void FindCoordinatorHandler::handle(Exchange& exchange) {
   response.error_code = error;
   response.error_message = message;
   response.node_id = group ? context_.node_id : -1;
-  response.host = group ? std::string_view(context_.advertised_host) : std::string_view();
-  response.port = group ? context_.advertised_port : -1;
+  const AdvertisedAddress& self = context_.advertised_for(exchange);
+  response.host = group ? std::string_view(self.host) : std::string_view();
+  response.port = group ? self.port : -1;
   // v4 batches its keys; every one has the same answer.
   std::vector<FindCoordinatorResponse::Coordinator> coordinators;
   for (std::string_view key : request->coordinator_keys) {
@@ -52,9 +53,10 @@ void DescribeClusterHandler::handle(Exchange& exchange) {
     exchange.finish(request.status());
     return;
   }
+  const AdvertisedAddress& address = context_.advertised_for(exchange);
   const DescribeClusterResponse::Broker self{.broker_id = context_.node_id,
-                                             .host = context_.advertised_host,
-                                             .port = context_.advertised_port,
+                                             .host = address.host,
+                                             .port = address.port,
                                              .rack = std::nullopt};
   DescribeClusterResponse response;
   response.endpoint_type = request->endpoint_type;

@@ -66,6 +66,20 @@ int16_t kafka_error(ErrorCode code) noexcept {
       return e::kInvalidSessionTimeout;
     case ErrorCode::kGroupFull:
       return e::kGroupMaxSizeReached;
+    case ErrorCode::kAuthenticationFailed:
+      return e::kSaslAuthenticationFailed;
+    case ErrorCode::kUnsupportedSaslMechanism:
+      return e::kUnsupportedSaslMechanism;
+    case ErrorCode::kIllegalSaslState:
+      return e::kIllegalSaslState;
+    case ErrorCode::kTopicAuthorizationFailed:
+      return e::kTopicAuthorizationFailed;
+    case ErrorCode::kGroupAuthorizationFailed:
+      return e::kGroupAuthorizationFailed;
+    case ErrorCode::kClusterAuthorizationFailed:
+      return e::kClusterAuthorizationFailed;
+    case ErrorCode::kSecurityDisabled:
+      return e::kSecurityDisabled;
     case ErrorCode::kUnknown:
       break;
   }

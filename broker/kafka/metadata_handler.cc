@@ -62,8 +62,9 @@ struct MetadataState final : ExchangeState {
   void link_partitions() {
     first_partition.push_back(partitions.size());
     for (size_t t = 0; t < topics.size(); ++t) {
-      topics[t].partitions = std::span<const Response::Partition>(partitions).subspan(
-          first_partition[t], first_partition[t + 1] - first_partition[t]);
+      topics[t].partitions =
+          std::span<const Response::Partition>(partitions)
+              .subspan(first_partition[t], first_partition[t + 1] - first_partition[t]);
     }
   }
 };
@@ -118,9 +119,10 @@ void MetadataHandler::handle(Exchange& exchange) {
     }
   }
   st.link_partitions();
+  const AdvertisedAddress& address = context_.advertised_for(exchange);
   const Response::Broker self{.node_id = context_.node_id,
-                              .host = context_.advertised_host,
-                              .port = context_.advertised_port,
+                              .host = address.host,
+                              .port = address.port,
                               .rack = std::nullopt};
   Response response;
   response.brokers = std::span(&self, 1);

@@ -73,7 +73,11 @@ Status Server::open() {
     auto acceptor =
         open_listener(cores_.context(0), listener.address, listener.name + " listen address");
     if (!acceptor.ok()) return acceptor.status();
-    acceptors_.push_back(Acceptor{std::move(acceptor).value(), listener.dispatcher});
+    acceptors_.push_back(Acceptor{
+        std::move(acceptor).value(),
+        std::make_unique<SessionListener>(SessionListener{.dispatcher = listener.dispatcher,
+                                                          .index = acceptors_.size(),
+                                                          .security = listener.security})});
   }
   if (options_.handle_signals) {
     // Installed here, before the caller logs that it listens, so a signal
@@ -204,8 +208,8 @@ void Server::refuse_at_limit(const asio::ip::address& address) {
 void Server::start_session(asio::ip::tcp::socket socket, asio::ip::address address, size_t listener,
                            size_t target) {
   SessionHost& host = *hosts_[target];
-  const Dispatcher& dispatcher = *acceptors_[listener].dispatcher;
-  asio::post(cores_.context(target), [this, &host, &dispatcher, socket = std::move(socket),
+  const SessionListener& from = *acceptors_[listener].listener;
+  asio::post(cores_.context(target), [this, &host, &from, socket = std::move(socket),
                                       address = std::move(address)]() mutable {
     // A stop that reached this core first has already stopped its
     // sessions; a session started now would keep the core running.
@@ -213,7 +217,7 @@ void Server::start_session(asio::ip::tcp::socket socket, asio::ip::address addre
       limits_.release(address);
       return;  // the socket closes as the lambda is destroyed
     }
-    std::make_shared<Session>(std::move(socket), std::move(address), host, dispatcher)->start();
+    std::make_shared<Session>(std::move(socket), std::move(address), host, from)->start();
   });
 }
 

@@ -18,6 +18,7 @@
 #include "../config/listen_address.h"
 #include "../protocol/dispatcher.h"
 #include "../protocol/memory_budget.h"
+#include "../security/security_protocol.h"
 #include "connection_limits.h"
 #include "runtime/core_set.h"
 #include "spillway/common/log.h"
@@ -26,6 +27,7 @@
 namespace spillway::broker {
 
 struct SessionHost;
+struct SessionListener;
 
 // One listening socket and the protocol its connections speak.
 struct ListenerOptions {
@@ -34,6 +36,7 @@ struct ListenerOptions {
   // The handlers of its protocol (Dispatcher::protocol()); must outlive the
   // server.
   const Dispatcher* dispatcher = nullptr;
+  security::SecurityProtocol security = security::SecurityProtocol::kPlaintext;
 };
 
 // The server's settings. main() fills them from the BrokerConfig; the
@@ -106,7 +109,7 @@ class Server {
   // A listening socket, on core 0.
   struct Acceptor {
     std::unique_ptr<asio::ip::tcp::acceptor> socket;
-    const Dispatcher* dispatcher = nullptr;
+    std::unique_ptr<SessionListener> listener;  // what its sessions take from it
   };
   void accept_next(size_t listener);
   void admit(asio::ip::tcp::socket socket, size_t listener, size_t target);

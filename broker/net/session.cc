@@ -20,10 +20,10 @@ constexpr size_t kDrainBytes = 4096;
 }  // namespace
 
 Session::Session(asio::ip::tcp::socket socket, asio::ip::address address, SessionHost& host,
-                 const Dispatcher& dispatcher)
+                 const SessionListener& listener)
     : socket_(std::move(socket)),
       host_(host),
-      dispatcher_(dispatcher),
+      dispatcher_(*listener.dispatcher),
       address_(std::move(address)),
       memory_(*host.memory, host.connection_memory_bytes),
       idle_timer_(socket_.get_executor()) {
@@ -32,6 +32,12 @@ Session::Session(asio::ip::tcp::socket socket, asio::ip::address address, Sessio
   peer_ = ec ? std::string("?")
              : endpoint.address().to_string() + ":" + std::to_string(endpoint.port());
   socket_.set_option(asio::ip::tcp::no_delay(true), ec);
+  security_.protocol = listener.security;
+  security_.listener = listener.index;
+  security_.host = address_.to_string();
+  // A SASL listener serves nothing but ApiVersions and SASL until the client
+  // has authenticated.
+  security_.authenticated = !security::uses_sasl(listener.security);
   ring_.resize(host_.queue_depth > 0 ? host_.queue_depth : 1);
   host_.sessions.insert(this);
 }
@@ -199,7 +205,8 @@ void Session::on_header(const asio::error_code& ec) {
                     .on_finished = &Session::on_finished,
                     .owner = this,
                     .framing = dispatcher_.framing(header_),
-                    .peer = peer_});
+                    .peer = peer_,
+                    .security = &security_});
     set_read_state(ReadState::kDone);  // before finish(): the writer closes after this answer
     exchange.finish(st);
     return;
@@ -283,7 +290,8 @@ void Session::on_body(const asio::error_code& ec) {
        .charged = charge,
        .connection_was_empty = body_admitted_empty_,
        .framing = dispatcher_.framing(header_),
-       .peer = peer_});
+       .peer = peer_,
+       .security = &security_});
   dispatcher_.dispatch(exchange);
   free_body();  // handlers copy what they keep
   read_header();

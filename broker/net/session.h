@@ -33,6 +33,7 @@
 #include "../protocol/dispatcher.h"
 #include "../protocol/exchange.h"
 #include "../protocol/memory_budget.h"
+#include "../security/connection_security.h"
 #include "connection_limits.h"
 #include "handler_memory.h"
 #include "spillway/common/log.h"
@@ -66,13 +67,21 @@ struct SessionHost {
 // MemoryBudget's per-core wake-up (ctx = the SessionHost).
 void wake_memory_waiters(void* host);
 
+// What a session takes from the listener it was accepted on. Owned by the
+// server; outlives every session.
+struct SessionListener {
+  const Dispatcher* dispatcher = nullptr;  // its protocol and handlers
+  size_t index = 0;                        // in ServerOptions::listeners
+  security::SecurityProtocol security = security::SecurityProtocol::kPlaintext;
+};
+
 class Session : public std::enable_shared_from_this<Session> {
  public:
   // Takes ownership of a connected socket whose executor is `host`'s thread,
   // and of its place in host.limits (counted for `address`), given back
   // when the session ends.
   Session(asio::ip::tcp::socket socket, asio::ip::address address, SessionHost& host,
-          const Dispatcher& dispatcher);
+          const SessionListener& listener);
   ~Session();
 
   Session(const Session&) = delete;
@@ -186,6 +195,8 @@ class Session : public std::enable_shared_from_this<Session> {
   bool stopping_ = false;  // stop() was called: read nothing more
   bool evicted_ = false;   // the place in host.limits was handed on
   std::string peer_;
+  // Who the client is; given to every exchange (Exchange::security()).
+  security::ConnectionSecurity security_;
   std::byte* body_ = nullptr;  // pooled, or heap when body_heap_
   std::unique_ptr<std::byte[]> body_heap_;
   std::vector<asio::const_buffer> write_buffers_;  // reused across responses

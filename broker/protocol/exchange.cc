@@ -44,6 +44,7 @@ void Exchange::reset(Start start) noexcept {
   body_ = start.body;
   client_id_ = {};
   peer_ = start.peer;
+  security_ = start.security;
   context_ = start.context;
   keep_alive_ = std::move(start.keep_alive);
   on_finished_ = start.on_finished;

@@ -26,6 +26,10 @@
 
 namespace spillway::broker {
 
+namespace security {
+struct ConnectionSecurity;
+}
+
 // Per-request state a handler keeps in an exchange while the request is in
 // flight. Created on first use and kept for the exchange's life, so later
 // requests on the same exchange reuse it (and its vectors' capacity).
@@ -85,6 +89,10 @@ class Exchange {
     // The client's address, "host:port"; must stay valid while keep_alive
     // holds the connection (group members' client_host).
     std::string_view peer;
+    // The connection's security state (who the client is); null only for
+    // requests that come through no connection (in-process tests). Must
+    // stay valid while keep_alive holds the connection.
+    security::ConnectionSecurity* security = nullptr;
   };
 
   Exchange() noexcept : out_(std::span<std::byte>(scratch_)) {}
@@ -107,6 +115,11 @@ class Exchange {
   // keep_alive() holds the connection.
   std::string_view peer() const noexcept { return peer_; }
   Framing framing() const noexcept { return framing_; }
+  // The connection's security state (security/connection_security.h): its
+  // listener, principal and SASL progress. Null for requests that come
+  // through no connection (in-process tests). Written only by the SASL
+  // handlers, on the connection's thread.
+  security::ConnectionSecurity* security() const noexcept { return security_; }
   // Where the handler writes the response body (after the header space).
   WriteBuffer& out() noexcept { return out_; }
   // The connection's executor: post completions here.
@@ -177,6 +190,7 @@ class Exchange {
   std::span<const std::byte> body_;
   std::string_view client_id_;
   std::string_view peer_;
+  security::ConnectionSecurity* security_ = nullptr;
   // The concrete context (not an any_io_executor): posting to it uses the
   // handler's allocator instead of a type-erased, heap-backed wrapper.
   asio::io_context* context_ = nullptr;

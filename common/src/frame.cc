@@ -48,6 +48,22 @@ const char* api_name(int16_t api_key) noexcept {
       return "DeleteGroups";
     case ApiKey::kCommitMemberOffsets:
       return "CommitMemberOffsets";
+    case ApiKey::kSaslHandshake:
+      return "SaslHandshake";
+    case ApiKey::kSaslAuthenticate:
+      return "SaslAuthenticate";
+    case ApiKey::kDescribeAcls:
+      return "DescribeAcls";
+    case ApiKey::kCreateAcls:
+      return "CreateAcls";
+    case ApiKey::kDeleteAcls:
+      return "DeleteAcls";
+    case ApiKey::kListUsers:
+      return "ListUsers";
+    case ApiKey::kUpsertUser:
+      return "UpsertUser";
+    case ApiKey::kDeleteUser:
+      return "DeleteUser";
   }
   return nullptr;
 }

@@ -72,6 +72,20 @@ const char* error_code_name(ErrorCode code) noexcept {
       return "invalid_session_timeout";
     case ErrorCode::kGroupFull:
       return "group_full";
+    case ErrorCode::kAuthenticationFailed:
+      return "authentication_failed";
+    case ErrorCode::kUnsupportedSaslMechanism:
+      return "unsupported_sasl_mechanism";
+    case ErrorCode::kIllegalSaslState:
+      return "illegal_sasl_state";
+    case ErrorCode::kTopicAuthorizationFailed:
+      return "topic_authorization_failed";
+    case ErrorCode::kGroupAuthorizationFailed:
+      return "group_authorization_failed";
+    case ErrorCode::kClusterAuthorizationFailed:
+      return "cluster_authorization_failed";
+    case ErrorCode::kSecurityDisabled:
+      return "security_disabled";
   }
   return "unknown";
 }

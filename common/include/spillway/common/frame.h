@@ -45,6 +45,18 @@ enum class ApiKey : int16_t {
   kDeleteGroups = 16,
   // A group member's CommitOffsets: fenced by its generation.
   kCommitMemberOffsets = 17,
+  // Security (docs/security.md): SASL authentication, as Kafka's
+  // SaslHandshake v1 / SaslAuthenticate ...
+  kSaslHandshake = 18,
+  kSaslAuthenticate = 19,
+  // ... ACLs ...
+  kDescribeAcls = 20,
+  kCreateAcls = 21,
+  kDeleteAcls = 22,
+  // ... and SCRAM credentials (`spillway user`).
+  kListUsers = 23,
+  kUpsertUser = 24,
+  kDeleteUser = 25,
 };
 
 // "ApiVersions", "Produce", ... for a known key; nullptr otherwise.

@@ -53,6 +53,14 @@ enum class ErrorCode : int16_t {
   kUnknownGroup = 29,               // a group the broker has neither members nor offsets for
   kInvalidSessionTimeout = 30,      // outside the broker's session timeout bounds
   kGroupFull = 31,                  // the group's member limit is reached
+  // Security (broker/security/; docs/security.md).
+  kAuthenticationFailed = 32,        // wrong credentials, unknown user, or not authenticated yet
+  kUnsupportedSaslMechanism = 33,    // a SASL mechanism the listener does not enable
+  kIllegalSaslState = 34,            // a SASL request out of order (or a second authentication)
+  kTopicAuthorizationFailed = 35,    // the principal may not do this to the topic
+  kGroupAuthorizationFailed = 36,    // ... to the group
+  kClusterAuthorizationFailed = 37,  // ... to the cluster (create topics, ACLs, users)
+  kSecurityDisabled = 38,            // an ACL or user call while authorization/SASL is off
 };
 
 // Human-readable name of a code ("corrupt_message"); never null.
