@@ -16,6 +16,14 @@ namespace spillway::cli {
 // Default broker address of every subcommand's --broker flag.
 inline constexpr const char* kDefaultBroker = "127.0.0.1:9093";
 
+// TLS and SASL settings from the flags every subcommand that connects takes
+// (--tls-ca, --tls-cert, --tls-key, --tls, --sasl-mechanism, --username,
+// --password-file; security_flags.cc). Valid once the command line is parsed.
+const SecurityOptions& cli_security();
+// Registers those flags on every subcommand of `app` (however deep) that has
+// a --broker flag. Call after registering the subcommands.
+void add_security_flags(CLI::App& app);
+
 // The connection settings of a subcommand's Admin connection: its --timeout-ms
 // bounds the connect and every request, and the broker sees the CLI's name
 // and version as the client id.
@@ -24,6 +32,7 @@ inline ConnectionOptions cli_connection_options(int timeout_ms) {
   options.connect_timeout = std::chrono::milliseconds(timeout_ms);
   options.request_timeout = std::chrono::milliseconds(timeout_ms);
   options.client_id = "spillway-cli " SPILLWAY_VERSION;
+  options.security = cli_security();
   return options;
 }
 

@@ -99,6 +99,7 @@ int run_consume(const ConsumeCommandOptions& o) {
   }
   ConsumerOptions co;
   co.bootstrap = o.broker;
+  co.security = cli_security();
   co.group_id = o.group;
   co.fetch_max_wait = std::chrono::milliseconds(200);
   if (o.session_timeout_ms > 0) {
@@ -147,9 +148,9 @@ int run_consume(const ConsumeCommandOptions& o) {
     // it, or it is rejoining): not fatal. The next poll rejoins; what was
     // printed but not committed is read again by the partition's owner.
     const ErrorCode code = committed.code();
-    if (member && (code == ErrorCode::kRebalanceInProgress ||
-                   code == ErrorCode::kIllegalGeneration || code == ErrorCode::kUnknownMember ||
-                   code == ErrorCode::kFencedInstanceId)) {
+    if (member &&
+        (code == ErrorCode::kRebalanceInProgress || code == ErrorCode::kIllegalGeneration ||
+         code == ErrorCode::kUnknownMember || code == ErrorCode::kFencedInstanceId)) {
       std::fprintf(stderr, "spillway consume: commit refused, rejoining the group: %s\n",
                    std::string(committed.message()).c_str());
       return Status::Ok();

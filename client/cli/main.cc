@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   spillway::cli::add_group_command(app, &exit_code);
   spillway::cli::add_perf_command(app, &exit_code);
   spillway::cli::check_broker_options(app);
+  spillway::cli::add_security_flags(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -157,6 +157,7 @@ class ClientProducer final : public perf::PerfProducer {
 Result<ProducerOptions> producer_options(const PerfOptions& o) {
   ProducerOptions options;
   options.bootstrap = o.broker;
+  options.security = cli_security();
   o.delivery.apply(&options);
   options.batch_bytes = o.batch_bytes;
   options.linger = std::chrono::milliseconds(o.linger_ms);
@@ -227,6 +228,7 @@ perf::ConsumerFactory make_consumer_factory(const PerfOptions& o, int32_t partit
         }
         ConsumerOptions options;
         options.bootstrap = o.broker;
+        options.security = cli_security();
         // consume reads the stored topic from its start; e2e only what is new.
         options.reset = o.mode == "consume" ? OffsetReset::kEarliest : OffsetReset::kLatest;
         options.fetch_max_wait = std::chrono::milliseconds(100);
@@ -268,7 +270,9 @@ struct TopicState {
 
 #ifdef SPILLWAY_PERF_HAS_CONSUMER
 Result<TopicState> prepare_topic(const PerfOptions& o) {
-  Result<Admin> admin = Admin::connect(o.broker);
+  ConnectionOptions connection;
+  connection.security = cli_security();
+  Result<Admin> admin = Admin::connect(o.broker, connection);
   if (!admin.ok()) return admin.status();
   if (o.mode != "consume") {
     TopicOptions options;

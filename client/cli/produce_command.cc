@@ -157,6 +157,7 @@ int run_produce(const ProduceCommandOptions& o) {
   }
   ProducerOptions po;
   po.bootstrap = o.broker;
+  po.security = cli_security();
   o.delivery.apply(&po);
   po.linger = std::chrono::milliseconds(o.linger_ms);
   po.batch_bytes = static_cast<size_t>(o.batch_bytes);

@@ -127,6 +127,7 @@ Result<int64_t> first_offset_at_or_after(const Connection& connection, std::stri
   options.bootstrap = connection.address();
   options.connect_timeout = connection.options().connect_timeout;
   options.request_timeout = connection.options().request_timeout;
+  options.security = connection.options().security;
   Result<std::unique_ptr<Consumer>> consumer = Consumer::create(options);
   if (!consumer.ok()) return consumer.status();
   const int32_t partitions[] = {partition};

@@ -104,6 +104,9 @@ Status Channel::connect(std::string_view address, const ConnectionOptions& optio
   close();
   address_ = std::string(address);
   options_ = options;
+  if (options.security.tls.enabled || !options.security.sasl.mechanism.empty()) {
+    return Status(ErrorCode::kInvalidArgument, "TLS and SASL are not available in this build");
+  }
   std::string host, port;
   SPILLWAY_RETURN_IF_ERROR(split_address(address, &host, &port));
   addrinfo hints{};

@@ -54,7 +54,8 @@ struct Consumer::Impl {
     return channel.connect(options.bootstrap, {.connect_timeout = options.connect_timeout,
                                                .request_timeout = options.request_timeout,
                                                .max_response_bytes = options.max_response_bytes,
-                                               .client_id = "spillway-consumer"});
+                                               .client_id = "spillway-consumer",
+                                               .security = options.security});
   }
 
   // Runs fn(Channel&) -> Result<T> or Status; when that fails with
@@ -160,7 +161,8 @@ Status Consumer::subscribe(std::vector<std::string> topics,
       .connection = {.connect_timeout = c.options.connect_timeout,
                      .request_timeout = c.options.request_timeout,
                      .max_response_bytes = c.options.max_response_bytes,
-                     .client_id = "spillway-consumer"},
+                     .client_id = "spillway-consumer",
+                     .security = c.options.security},
       .group_id = c.options.group_id,
       .assignor = std::string(c.options.assignor == GroupAssignor::kRange
                                   ? assignors::kRangeAssignor

@@ -76,7 +76,8 @@ void Sender::run() {
           channel_.connect(p.options.bootstrap, {.connect_timeout = p.options.connect_timeout,
                                                  .request_timeout = p.options.request_timeout,
                                                  .max_response_bytes = p.options.max_response_bytes,
-                                                 .client_id = "spillway-producer"});
+                                                 .client_id = "spillway-producer",
+                                                 .security = p.options.security});
       lk.lock();
       if (!st.ok()) reconnect_at_ = Clock::now() + p.options.retry_backoff;
       p.last_transport_error = std::move(st);

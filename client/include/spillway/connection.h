@@ -22,6 +22,36 @@
 
 namespace spillway {
 
+// TLS to the broker (a listener whose security protocol is SSL or
+// SASL_SSL; docs/security.md).
+struct TlsOptions {
+  bool enabled = false;
+  // PEM file of the CAs that verify the broker's certificate; empty = the
+  // system's default trust store.
+  std::string ca_file;
+  // The client's certificate and key (PEM), for listeners that require one
+  // (mutual TLS: the principal is then taken from its subject).
+  std::string cert_file;
+  std::string key_file;
+  // The name checked against the broker's certificate and sent as SNI;
+  // empty = the host of the broker address.
+  std::string server_name;
+};
+
+// SASL authentication (a listener whose security protocol is
+// SASL_PLAINTEXT or SASL_SSL).
+struct SaslOptions {
+  // "PLAIN", "SCRAM-SHA-256" or "SCRAM-SHA-512"; empty = no SASL.
+  std::string mechanism;
+  std::string username;
+  std::string password;
+};
+
+struct SecurityOptions {
+  TlsOptions tls;
+  SaslOptions sasl;
+};
+
 struct ConnectionOptions {
   std::chrono::milliseconds connect_timeout{5'000};
   // How long a response may take to arrive whole, from the moment it is
@@ -32,6 +62,8 @@ struct ConnectionOptions {
   uint32_t max_response_bytes = 64u << 20;
   // Sent in ApiVersions so the broker's log can tell clients apart.
   std::string client_id = "spillway-client";
+  // TLS and SASL; the defaults are a plaintext, unauthenticated connection.
+  SecurityOptions security;
 };
 
 // Checks that `address` has the form Connection::connect() (and the

@@ -38,6 +38,7 @@
 
 #include "spillway/common/record_batch.h"
 #include "spillway/common/status.h"
+#include "spillway/connection.h"
 #include "spillway/topic_description.h"
 #include "spillway/topic_partition.h"
 
@@ -69,6 +70,8 @@ struct ConsumerOptions {
   std::chrono::milliseconds connect_timeout{5'000};
   std::chrono::milliseconds request_timeout{10'000};
   uint32_t max_response_bytes = 64u << 20;
+  // TLS and SASL (spillway/connection.h); default plaintext, unauthenticated.
+  SecurityOptions security;
 
   // subscribe() only. Every member of a group must use the same assignor.
   GroupAssignor assignor = GroupAssignor::kCooperativeSticky;

@@ -66,6 +66,7 @@
 #include <vector>
 
 #include "spillway/common/status.h"
+#include "spillway/connection.h"
 
 namespace spillway {
 
@@ -101,6 +102,8 @@ struct ProducerOptions {
   // A request with no response for this long counts as a lost connection.
   std::chrono::milliseconds request_timeout{10'000};
   std::chrono::milliseconds connect_timeout{5'000};
+  // TLS and SASL (spillway/connection.h); default plaintext, unauthenticated.
+  SecurityOptions security;
   // Largest response frame accepted.
   uint32_t max_response_bytes = 16u << 20;
   // Idempotence (as Kafka's enable.idempotence, on by default): the
