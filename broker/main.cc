@@ -198,9 +198,8 @@ int main(int argc, char** argv) {
     const PlannedListener& planned = (*listeners)[i];
     const asio::ip::tcp::endpoint bound = server.local_endpoint(i);
     if (!planned.kafka) {
-      if (i > 0) {
-        spdlog::info("{} listener on {}", planned.name, format_endpoint(bound));
-      }
+      // Tests and scripts parse "native SSL on HOST:PORT" from these lines.
+      if (i > 0) spdlog::info("{} on {}", planned.name, format_endpoint(bound));
       continue;
     }
     // Clients are told the advertised address, by default the bound one.

@@ -233,4 +233,12 @@ Result<ProcessExit> BrokerProcess::stop(int signal, std::chrono::milliseconds ti
   return exit;
 }
 
+uint16_t BrokerProcess::listener_port(std::string_view name) const {
+  // Logged before "listening on": "<name> on HOST:PORT ...".
+  std::string host;
+  uint16_t port = 0;
+  parse_address_after(log(), " " + std::string(name) + " on ", &host, &port);
+  return port;
+}
+
 }  // namespace spillway::testing

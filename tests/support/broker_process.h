@@ -83,6 +83,10 @@ class BrokerProcess {
   // The Kafka listener's port; 0 when it is off.
   uint16_t kafka_port() const { return kafka_port_; }
   std::string kafka_address() const { return host_ + ":" + std::to_string(kafka_port_); }
+  // The port of a further listener ([broker] listeners, [kafka] listeners)
+  // by the name the broker logs it under, e.g. "kafka SASL_SSL" or
+  // "native SSL" (the first of that name); 0 when there is none.
+  uint16_t listener_port(std::string_view name) const;
   // "127.0.0.1:PORT" (the host the log line named).
   std::string address() const { return host_ + ":" + std::to_string(port_); }
   // The temporary data directory (empty when default_data_dir was false);
