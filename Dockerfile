@@ -19,7 +19,7 @@ FROM ${BASE_IMAGE} AS build
 RUN apt-get update -qq \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
       g++ cmake ninja-build pkg-config libasio-dev liburing-dev libzstd-dev \
-      zlib1g-dev libsnappy-dev liblz4-dev \
+      zlib1g-dev libsnappy-dev liblz4-dev libssl-dev \
       libspdlog-dev libfmt-dev libtomlplusplus-dev libcli11-dev \
  && rm -rf /var/lib/apt/lists/*
 COPY . /src
@@ -42,7 +42,7 @@ FROM ${BASE_IMAGE}
 RUN apt-get update -qq \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
       libspdlog1.10 libfmt9 libtomlplusplus3 liburing2 libzstd1 \
-      zlib1g libsnappy1v5 liblz4-1 \
+      zlib1g libsnappy1v5 liblz4-1 libssl3 \
  && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin /var/log/apt /var/log/dpkg.log \
  && groupadd --gid 10001 spillway \
  && useradd --uid 10001 --gid spillway --home-dir /var/lib/spillway \

@@ -42,6 +42,12 @@ spillway_require_library(snappy libsnappy-dev)
 spillway_require_header(lz4frame.h liblz4-dev)
 spillway_require_library(lz4 liblz4-dev)
 
+# TLS (asio::ssl) and the SASL/SCRAM primitives (PBKDF2, HMAC, SHA-2).
+find_package(OpenSSL 3 QUIET)
+if(NOT OpenSSL_FOUND)
+  message(FATAL_ERROR "missing dependency: apt-get install libssl-dev")
+endif()
+
 find_package(spdlog QUIET)
 if(NOT spdlog_FOUND)
   message(FATAL_ERROR "missing dependency: apt-get install libspdlog-dev")
