@@ -32,6 +32,7 @@
 #include "protocol/dispatcher.h"
 #include "repair/repair_command.h"
 #include "runtime/core_set.h"
+#include "security/acl/acl_manager.h"
 #include "spillway/common/log.h"
 
 namespace {
@@ -176,7 +177,32 @@ int main(int argc, char** argv) {
     return 1;
   }
   coordinator = group_coordinator->get();
+  // ACLs: loaded only with authorization on (a damaged file stops the
+  // broker here, see security/acl/acl_store.h).
+  std::unique_ptr<security::AclManager> acls;
+  if (config.authorization_enabled) {
+    Result<std::vector<std::string>> super_users =
+        security::parse_super_users(config.authorization_super_users);
+    if (!super_users.ok()) {
+      spdlog::critical("{}", super_users.status().message());
+      return 1;
+    }
+    const size_t super_user_count = super_users->size();
+    Result<std::unique_ptr<security::AclManager>> opened =
+        security::AclManager::open(fs, config.data_dir, std::move(*super_users), &cores);
+    if (!opened.ok()) {
+      spdlog::critical("cannot load the ACLs: {}", opened.status().message());
+      return 1;
+    }
+    acls = std::move(*opened);
+    spdlog::info("authorization on: {} ACL(s), {} super-user(s)",
+                 acls->matching(security::AclFilter{}).size(), super_user_count);
+  }
   BrokerContext context{topics, offsets, config, &metrics, producer_ids->get(), coordinator};
+  if (acls != nullptr) {
+    context.authorizer = &acls->authorizer();
+    context.acls = acls.get();
+  }
   NativeHandlers native_handlers(native_dispatcher, context, kBrokerVersion);
   Result<std::string> cluster_id = load_or_create_cluster_id(fs, config.data_dir);
   if (!cluster_id.ok()) {

@@ -67,6 +67,9 @@ struct BrokerConfig {
   int64_t group_max_assignment_bytes = int64_t{1} << 20;
   // [metrics]
   std::string metrics_listen;  // empty = no metrics endpoint
+  // [authorization] (security/acl/)
+  bool authorization_enabled = false;
+  std::string authorization_super_users;  // "User:admin;User:ops"
 
   // Not a key: the file the settings came from, empty when none (for the log).
   std::string config_file;

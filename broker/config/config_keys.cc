@@ -6,6 +6,7 @@
 
 #include "listen_address.h"
 #include "listener_list.h"
+#include "security/acl/acl_authorizer.h"
 #include "spillway/common/log.h"
 
 namespace spillway::broker {
@@ -420,6 +421,28 @@ const std::array kKeys = {
               {},
               "",
               "address of the Prometheus /metrics endpoint; empty = off"},
+    // [authorization] (security/acl/; docs/security-acls.md)
+    ConfigKey{"authorization",
+              "enabled",
+              "authorization-enabled",
+              K::kBool,
+              &C::authorization_enabled,
+              0,
+              0,
+              {},
+              "",
+              "check every request against the ACLs (deny unless a rule allows); false = "
+              "everything is allowed and the ACL APIs answer SECURITY_DISABLED"},
+    ConfigKey{"authorization",
+              "super_users",
+              "authorization-super-users",
+              K::kPrincipalList,
+              &C::authorization_super_users,
+              0,
+              0,
+              {},
+              "",
+              "principals allowed everything whatever the ACLs say, e.g. \"User:admin;User:ops\""},
 };
 
 Status mismatch(const ConfigKey& key, std::string_view got) {
@@ -473,6 +496,9 @@ std::string describe_expected(const ConfigKey& key) {
     case K::kAdvertisedList:
       return "a string of SECURITY://HOST:PORT entries separated by commas, such as "
              "\"SASL_SSL://kafka.example.com:9094\", or \"\" for the bound addresses";
+    case K::kPrincipalList:
+      return "a string of principals Type:name separated by ';', such as "
+             "\"User:admin;User:ops\", or \"\" for none";
   }
   return out;
 }

@@ -15,6 +15,7 @@ class GroupCoordinator;
 }
 namespace security {
 class Authorizer;
+class AclManager;
 }
 
 struct BrokerContext {
@@ -30,6 +31,9 @@ struct BrokerContext {
   // ACLs (security/authorizer.h); null: authorization is off, everything is
   // allowed. Check with security::authorized(authorizer, exchange.security(), ...).
   const security::Authorizer* authorizer = nullptr;
+  // The rules behind `authorizer`, for the ACL APIs (Describe/Create/
+  // DeleteAcls, native keys 20-22); null when authorization is off.
+  security::AclManager* acls = nullptr;
 };
 
 }  // namespace spillway::broker
