@@ -85,6 +85,21 @@ void FetchCore::add_partition(uint32_t topic_index, int32_t partition, int64_t f
   parts_.push_back(std::move(part));
 }
 
+void FetchCore::add_refused_partition(uint32_t topic_index, int32_t partition, ErrorCode code,
+                                      std::string_view message) {
+  parts_.push_back(Part{.topic = topic_index,
+                        .partition = partition,
+                        .fetch_offset = 0,
+                        .max_bytes = 1,
+                        .log = nullptr,
+                        .code = code,
+                        .message = std::string(message),
+                        .high_watermark = -1,
+                        .log_start_offset = -1,
+                        .slice = {},
+                        .include = false});
+}
+
 wire::Records FetchCore::records(const Part& part) {
   return wire::Records::deferred(part.slice.length, &write_slice, &part.slice);
 }

@@ -69,6 +69,10 @@ class FetchCore : public ExchangeState {
   // A partition to read from `fetch_offset`, at most `max_bytes` of it.
   // An unknown topic or partition becomes its error.
   void add_partition(uint32_t topic, int32_t partition, int64_t fetch_offset, int64_t max_bytes);
+  // A partition answered with `code` and nothing read (e.g. the principal
+  // may not read the topic: kTopicAuthorizationFailed).
+  void add_refused_partition(uint32_t topic, int32_t partition, ErrorCode code,
+                             std::string_view message);
   // Reads (and long-polls) and answers through `Encode`.
   void start();
 

@@ -4,6 +4,8 @@
 #include <vector>
 
 #include "codec.h"
+#include "error_map.h"
+#include "handlers/access.h"
 #include "spillway/common/kafka/describe_cluster.h"
 #include "spillway/common/kafka/error_codes.h"
 #include "spillway/common/kafka/find_coordinator.h"
@@ -31,15 +33,29 @@ void FindCoordinatorHandler::handle(Exchange& exchange) {
   const AdvertisedAddress& self = context_.advertised_for(exchange);
   response.host = group ? std::string_view(self.host) : std::string_view();
   response.port = group ? self.port : -1;
-  // v4 batches its keys; every one has the same answer.
+  // A group's coordinator is told only to who may describe the group.
+  constexpr std::string_view kRefused = "not allowed to describe the group";
+  auto may_describe = [&](std::string_view key) {
+    return !group || may_group(context_.broker, exchange, security::AclOperation::kDescribe, key);
+  };
+  if (exchange.header().api_version < 4 && !may_describe(request->key)) {
+    response.error_code = kafka_error(ErrorCode::kGroupAuthorizationFailed);
+    response.error_message = kRefused;
+    response.node_id = -1;
+    response.host = "";
+    response.port = -1;
+  }
+  // v4 batches its keys; each answered as above.
   std::vector<FindCoordinatorResponse::Coordinator> coordinators;
   for (std::string_view key : request->coordinator_keys) {
-    coordinators.push_back({.key = key,
-                            .node_id = response.node_id,
-                            .host = response.host,
-                            .port = response.port,
-                            .error_code = error,
-                            .error_message = message});
+    const bool allowed = may_describe(key);
+    coordinators.push_back(
+        {.key = key,
+         .node_id = allowed ? response.node_id : -1,
+         .host = allowed ? response.host : std::string_view(),
+         .port = allowed ? response.port : -1,
+         .error_code = allowed ? error : kafka_error(ErrorCode::kGroupAuthorizationFailed),
+         .error_message = allowed ? message : std::optional<std::string_view>(kRefused)});
   }
   response.coordinators = coordinators;
   respond(exchange, response);

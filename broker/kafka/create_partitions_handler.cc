@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "codec.h"
+#include "handlers/access.h"
 #include "error_map.h"
 #include "spillway/common/kafka/create_partitions.h"
 
@@ -88,6 +89,11 @@ void CreatePartitionsHandler::handle(Exchange& exchange) {
     if (uses[t.name] > 1) {
       outcome.fail(kafka_error(KafkaRefusal::kDuplicateInRequest),
                    "topic " + outcome.name + " is named more than once in the request");
+      continue;
+    }
+    if (!may_topic(context_.broker, exchange, security::AclOperation::kAlter, t.name)) {
+      outcome.fail(kafka_error(ErrorCode::kTopicAuthorizationFailed),
+                   "not allowed to alter the topic");
       continue;
     }
     const Topic* topic = registry.find(t.name);

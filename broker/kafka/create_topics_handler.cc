@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "codec.h"
+#include "handlers/access.h"
 #include "error_map.h"
 #include "spillway/common/kafka/create_topics.h"
 #include "topic_configs.h"
@@ -161,6 +162,11 @@ void CreateTopicsHandler::handle(Exchange& exchange) {
     if (uses[t.name] > 1) {
       outcome.fail(KafkaRefusal::kDuplicateInRequest,
                    "topic " + outcome.name + " is named more than once in the request");
+      continue;
+    }
+    if (!may_create_topic(context_.broker, exchange, t.name)) {
+      outcome.fail(kafka_error(ErrorCode::kTopicAuthorizationFailed),
+                   "not allowed to create the topic (Create on the cluster or the topic)");
       continue;
     }
     CreateTopicSpec spec;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "codec.h"
+#include "handlers/access.h"
 #include "error_map.h"
 #include "spillway/common/kafka/delete_topics.h"
 
@@ -72,6 +73,11 @@ void DeleteTopicsHandler::handle(Exchange& exchange) {
     if (!outcome.name) {
       outcome.error = kafka_error(KafkaRefusal::kUnknownTopicId);
       outcome.message = "Spillway has no topic ids: name the topic";
+      continue;
+    }
+    if (!may_topic(context_.broker, exchange, security::AclOperation::kDelete, *outcome.name)) {
+      outcome.error = kafka_error(ErrorCode::kTopicAuthorizationFailed);
+      outcome.message = "not allowed to delete the topic";
       continue;
     }
     ++work->pending;

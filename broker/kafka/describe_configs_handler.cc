@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "codec.h"
+#include "handlers/access.h"
 #include "error_map.h"
 #include "spillway/common/kafka/describe_configs.h"
 #include "topic_configs.h"
@@ -71,6 +72,20 @@ void DescribeConfigsHandler::handle(Exchange& exchange) {
     ResourceAnswer& answer = answers.emplace_back();
     answer.type = resource.resource_type;
     answer.name = std::string(resource.resource_name);
+    // DescribeConfigs on the topic, or on the cluster for a broker's.
+    const bool allowed =
+        resource.resource_type == kafka::kConfigResourceTopic
+            ? may_topic(context_.broker, exchange, security::AclOperation::kDescribeConfigs,
+                        resource.resource_name)
+            : resource.resource_type != kafka::kConfigResourceBroker ||
+                  may_cluster(context_.broker, exchange, security::AclOperation::kDescribeConfigs);
+    if (!allowed) {
+      answer.error = kafka_error(resource.resource_type == kafka::kConfigResourceTopic
+                                     ? ErrorCode::kTopicAuthorizationFailed
+                                     : ErrorCode::kClusterAuthorizationFailed);
+      answer.message = "not allowed to describe the configs";
+      continue;
+    }
     describe(resource, context_, answer);
     if (!resource.configuration_keys.is_null()) {
       std::erase_if(answer.configs, [&](const ConfigValue& c) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "codec.h"
+#include "handlers/access.h"
 #include "core/offset_store.h"
 #include "error_map.h"
 #include "groups/group_coordinator.h"
@@ -39,12 +40,18 @@ void ListGroupsHandler::handle(Exchange& exchange) {
   // The filter's states, kept past the request body.
   auto filter = std::make_shared<std::vector<std::string>>();
   for (std::string_view s : request->states_filter) filter->emplace_back(s);
+  // Cluster Describe lists every group; otherwise those the principal may
+  // describe (Kafka's rule). Checked on this core, where the answer comes.
+  const bool all = may_cluster(context_.broker, exchange, security::AclOperation::kDescribe);
   context_.broker.groups->list(
-      exchange.executor(), [ex = &exchange, keep = exchange.keep_alive(),
-                            filter](std::vector<groups::GroupListing> listing) {
+      exchange.executor(), [ex = &exchange, keep = exchange.keep_alive(), filter, all,
+                            broker = &context_.broker](std::vector<groups::GroupListing> listing) {
         std::vector<Response::Group> groups;
         groups.reserve(listing.size());
         for (const groups::GroupListing& g : listing) {
+          if (!all && !may_group(*broker, *ex, security::AclOperation::kDescribe, g.group_id)) {
+            continue;
+          }
           const std::string_view state = groups::group_state_name(g.state);
           if (!filter->empty() &&
               std::none_of(filter->begin(), filter->end(),
@@ -126,6 +133,11 @@ void DescribeGroupsHandler::handle(Exchange& exchange) {
       ++i;
       continue;
     }
+    if (!may_group(context_.broker, exchange, security::AclOperation::kDescribe, id)) {
+      d.status = Status(ErrorCode::kGroupAuthorizationFailed, "not allowed to describe the group");
+      ++i;
+      continue;
+    }
     ++work->pending;
     context_.broker.groups->describe(
         std::string(id), exchange.executor(),
@@ -171,6 +183,10 @@ void DeleteGroupsHandler::handle(Exchange& exchange) {
   for (size_t i = 0; i < work->names.size(); ++i) {
     if (!OffsetStore::validate_group(work->names[i]).ok()) {
       work->errors[i] = kafka_error(KafkaRefusal::kInvalidGroupName);
+      continue;
+    }
+    if (!may_group(context_.broker, exchange, security::AclOperation::kDelete, work->names[i])) {
+      work->errors[i] = kafka_error(ErrorCode::kGroupAuthorizationFailed);
       continue;
     }
     ++work->pending;

@@ -2,6 +2,7 @@
 #include "init_producer_id_handler.h"
 
 #include "codec.h"
+#include "handlers/access.h"
 #include "core/producer_ids.h"
 #include "error_map.h"
 #include "spillway/common/kafka/error_codes.h"
@@ -23,6 +24,9 @@ void InitProducerIdHandler::handle(Exchange& exchange) {
     // No transaction coordinator here (FindCoordinator says the same): the
     // client retries and then fails its init_transactions() with it.
     response.error_code = kafka::errors::kCoordinatorNotAvailable;
+  } else if (!may_cluster(context_.broker, exchange, security::AclOperation::kIdempotentWrite)) {
+    // Kafka before 2.8's rule: IdempotentWrite on the cluster.
+    response.error_code = kafka_error(ErrorCode::kClusterAuthorizationFailed);
   } else if (context_.broker.producer_ids == nullptr) {
     response.error_code = kafka_error(ErrorCode::kUnsupportedVersion);
   } else if (Result<int64_t> id = context_.broker.producer_ids->allocate(); !id.ok()) {

@@ -45,7 +45,10 @@ KafkaHandlers::KafkaHandlers(Dispatcher& dispatcher, KafkaContext& context)
       sync_group_(context),
       heartbeat_(context),
       leave_group_(context),
-      init_producer_id_(context) {
+      init_producer_id_(context),
+      describe_acls_(context),
+      create_acls_(context),
+      delete_acls_(context) {
   using kafka::ApiKey;
   add(dispatcher, ApiKey::kApiVersions, &api_versions_, /*any_version=*/true);
   add(dispatcher, ApiKey::kMetadata, &metadata_);
@@ -73,6 +76,9 @@ KafkaHandlers::KafkaHandlers(Dispatcher& dispatcher, KafkaContext& context)
     add(dispatcher, ApiKey::kLeaveGroup, &leave_group_);
   }
   add(dispatcher, ApiKey::kInitProducerId, &init_producer_id_);
+  add(dispatcher, ApiKey::kDescribeAcls, &describe_acls_);
+  add(dispatcher, ApiKey::kCreateAcls, &create_acls_);
+  add(dispatcher, ApiKey::kDeleteAcls, &delete_acls_);
 }
 
 }  // namespace spillway::broker::kafka_listener

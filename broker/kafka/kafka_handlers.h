@@ -2,6 +2,7 @@
 // dispatcher in one place, with the versions each serves.
 #pragma once
 
+#include "acl_handlers.h"
 #include "api_versions_handler.h"
 #include "cluster_handlers.h"
 #include "create_partitions_handler.h"
@@ -58,6 +59,9 @@ class KafkaHandlers {
   HeartbeatHandler heartbeat_;
   LeaveGroupHandler leave_group_;
   InitProducerIdHandler init_producer_id_;
+  DescribeAclsHandler describe_acls_;
+  CreateAclsHandler create_acls_;
+  DeleteAclsHandler delete_acls_;
 };
 
 }  // namespace spillway::broker::kafka_listener

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "codec.h"
+#include "handlers/access.h"
 #include "core/offset_store.h"
 #include "error_map.h"
 #include "groups/group_coordinator.h"
@@ -58,6 +59,12 @@ void LeaveGroupHandler::handle(Exchange& exchange) {
   if (!OffsetStore::validate_group(request->group_id).ok()) {
     Response r;
     r.error_code = kafka_error(KafkaRefusal::kInvalidGroupName);
+    respond(exchange, r);
+    return;
+  }
+  if (!may_group(context_.broker, exchange, security::AclOperation::kRead, request->group_id)) {
+    Response r;
+    r.error_code = kafka_error(ErrorCode::kGroupAuthorizationFailed);
     respond(exchange, r);
     return;
   }

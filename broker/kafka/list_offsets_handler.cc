@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "codec.h"
+#include "handlers/access.h"
 #include "core/task_pool.h"
 #include "error_map.h"
 #include "spillway/common/buffer_pool.h"
@@ -214,9 +215,16 @@ void ListOffsetsHandler::handle(Exchange& exchange) {
                                 static_cast<uint32_t>(t.name.size()));
     st.names.append(t.name);
     const Topic* topic = context_.broker.topics.find(t.name);
+    const bool may_describe =
+        may_topic(context_.broker, exchange, security::AclOperation::kDescribe, t.name);
     for (const kafka::ListOffsetsRequest::Partition& p : t.partitions) {
       ListOffsetsState::Entry e{
           topic_index, p.partition_index, p.timestamp, nullptr, kafka::errors::kNone, -1, -1, 0};
+      if (!may_describe) {
+        e.error = kafka::errors::kTopicAuthorizationFailed;
+        st.entries.push_back(std::move(e));
+        continue;
+      }
       const Status usable = topic == nullptr ? Status(ErrorCode::kUnknownTopic, "")
                                              : topic->check_partition(p.partition_index);
       if (!usable.ok()) {

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "codec.h"
+#include "handlers/access.h"
 #include "error_map.h"
 #include "spillway/common/kafka/error_codes.h"
 #include "spillway/common/kafka/metadata.h"
@@ -71,6 +72,11 @@ struct MetadataState final : ExchangeState {
 
 }  // namespace
 
+bool MetadataHandler::may(const Exchange& exchange, security::AclOperation operation,
+                          std::string_view topic) const {
+  return may_topic(context_.broker, exchange, operation, topic);
+}
+
 void MetadataHandler::handle(Exchange& exchange) {
   Result<kafka::MetadataRequest> request = decode_request<kafka::MetadataRequest>(exchange);
   if (!request.ok()) {
@@ -84,7 +90,12 @@ void MetadataHandler::handle(Exchange& exchange) {
   TopicRegistry& topics = context_.broker.topics;
   const bool all = request->topics.is_null() || (version == 0 && request->topics.empty());
   if (all) {
-    for (const auto& [name, topic] : topics.table()) st.listed.push_back(topic.get());
+    // Topics the principal may not describe are left out, as Kafka does.
+    for (const auto& [name, topic] : topics.table()) {
+      if (may(exchange, security::AclOperation::kDescribe, topic->name)) {
+        st.listed.push_back(topic.get());
+      }
+    }
     std::sort(st.listed.begin(), st.listed.end(),
               [](const Topic* a, const Topic* b) { return a->name < b->name; });
     for (const Topic* topic : st.listed) st.add(*topic);
@@ -99,7 +110,18 @@ void MetadataHandler::handle(Exchange& exchange) {
         continue;
       }
       const std::string_view name = *requested.name;
-      if (const Topic* topic = topics.find(name)) {
+      const Topic* found = topics.find(name);
+      // Kafka answers TOPIC_AUTHORIZATION_FAILED whether the topic exists
+      // or not, so its existence does not leak; auto-creating one needs
+      // Create on the cluster or on the topic besides.
+      if (!may(exchange, security::AclOperation::kDescribe, name)) {
+        st.add_error(name, kafka::errors::kTopicAuthorizationFailed);
+      } else if (found != nullptr) {
+        st.add(*found);
+      } else if (may_create && validate_topic_name(name).ok() &&
+                 !may_create_topic(context_.broker, exchange, name)) {
+        st.add_error(name, kafka::errors::kTopicAuthorizationFailed);
+      } else if (const Topic* topic = topics.find(name)) {
         st.add(*topic);
       } else if (!validate_topic_name(name).ok()) {
         st.add_error(name, kafka::errors::kInvalidTopicException);

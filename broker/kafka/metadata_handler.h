@@ -8,6 +8,7 @@
 
 #include "kafka_context.h"
 #include "protocol/dispatcher.h"
+#include "security/acl_types.h"
 
 namespace spillway::broker::kafka_listener {
 
@@ -17,6 +18,10 @@ class MetadataHandler final : public Handler {
   void handle(Exchange& exchange) override;
 
  private:
+  // Whether the exchange's principal may do `operation` on `topic`.
+  bool may(const Exchange& exchange, security::AclOperation operation,
+           std::string_view topic) const;
+
   KafkaContext& context_;
 };
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "codec.h"
+#include "handlers/access.h"
 #include "error_map.h"
 #include "groups/group_coordinator.h"
 #include "handlers/admin_handlers.h"
@@ -63,15 +64,21 @@ void OffsetCommitHandler::handle(Exchange& exchange) {
   int16_t refused = 0;
   if (!OffsetStore::validate_group(work->group).ok()) {
     refused = kafka_error(KafkaRefusal::kInvalidGroupName);
+  } else if (!may_group(context_.broker, exchange, security::AclOperation::kRead, work->group)) {
+    refused = kafka_error(ErrorCode::kGroupAuthorizationFailed);
   }
   for (const Request::Topic& t : request->topics) {
     const Topic* topic = context_.broker.topics.find(t.name);
+    const bool may_read =
+        may_topic(context_.broker, exchange, security::AclOperation::kRead, t.name);
     work->topics.emplace_back(t.name);
     work->first_partition.push_back(work->partitions.size());
     for (const Request::Partition& p : t.partitions) {
       Response::Partition out{.partition_index = p.partition_index, .error_code = refused};
       bool stored = false;
-      if (refused == 0) {
+      if (refused == 0 && !may_read) {
+        out.error_code = kafka_error(ErrorCode::kTopicAuthorizationFailed);
+      } else if (refused == 0) {
         Status st = check_commit(topic, t.name, p.partition_index, p.committed_offset);
         if (st.ok()) {
           work->valid.push_back({std::string(t.name), p.partition_index, p.committed_offset});

@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "codec.h"
+#include "error_map.h"
+#include "handlers/access.h"
 #include "spillway/common/kafka/offset_fetch.h"
 
 namespace spillway::broker::kafka_listener {
@@ -29,21 +31,36 @@ struct FetchAnswer {
     topics.push_back({.name = name, .partitions = {}});
     first_partition.push_back(partitions.size());
   }
-  void add_partition(int32_t index, int64_t offset) {
+  void add_partition(int32_t index, int64_t offset, int16_t error = 0) {
     partitions.push_back({.partition_index = index,
                           .committed_offset = offset,
                           .committed_leader_epoch = -1,
                           .metadata = "",
-                          .error_code = 0});
+                          .error_code = error});
   }
 
+  // Kafka's rules: Describe on the group, else GROUP_AUTHORIZATION_FAILED;
+  // all topics asked: those the principal may not describe left out; named
+  // ones: TOPIC_AUTHORIZATION_FAILED for each partition.
   void add_group(const OffsetStore& store, std::string_view group,
-                 const kafka::Array<Request::Topic>& requested) {
-    groups.push_back({.group_id = group, .topics = {}, .error_code = 0});
+                 const kafka::Array<Request::Topic>& requested, const BrokerContext& broker,
+                 const Exchange& exchange) {
+    const bool may_describe_group =
+        may_group(broker, exchange, security::AclOperation::kDescribe, group);
+    groups.push_back({.group_id = group,
+                      .topics = {},
+                      .error_code = may_describe_group
+                                        ? int16_t{0}
+                                        : kafka_error(ErrorCode::kGroupAuthorizationFailed)});
     first_topic.push_back(topics.size());
+    if (!may_describe_group) return;
+    auto may_describe = [&](std::string_view topic) {
+      return may_topic(broker, exchange, security::AclOperation::kDescribe, topic);
+    };
     if (requested.is_null()) {
       std::string_view current;
       for (OffsetStore::Entry& e : store.group_offsets(group)) {
+        if (!may_describe(e.topic)) continue;
         if (topics.size() == first_topic.back() || e.topic != current) {
           current = names.emplace_back(std::move(e.topic));
           add_topic(current);
@@ -54,7 +71,14 @@ struct FetchAnswer {
     }
     for (const Request::Topic& t : requested) {
       add_topic(t.name);
-      for (int32_t p : t.partition_indexes) add_partition(p, store.committed(group, t.name, p));
+      const bool allowed = may_describe(t.name);
+      for (int32_t p : t.partition_indexes) {
+        if (allowed) {
+          add_partition(p, store.committed(group, t.name, p));
+        } else {
+          add_partition(p, -1, kafka_error(ErrorCode::kTopicAuthorizationFailed));
+        }
+      }
     }
   }
 
@@ -85,13 +109,16 @@ void OffsetFetchHandler::handle(Exchange& exchange) {
   FetchAnswer answer;
   Response response;
   if (exchange.header().api_version >= 8) {
-    for (const Request::Group& g : request->groups) answer.add_group(store, g.group_id, g.topics);
+    for (const Request::Group& g : request->groups) {
+      answer.add_group(store, g.group_id, g.topics, context_.broker, exchange);
+    }
     answer.link();
     response.groups = answer.groups;
   } else {
-    answer.add_group(store, request->group_id, request->topics);
+    answer.add_group(store, request->group_id, request->topics, context_.broker, exchange);
     answer.link();
     response.topics = answer.groups[0].topics;
+    response.error_code = answer.groups[0].error_code;
   }
   respond(exchange, response);
 }

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "codec.h"
+#include "handlers/access.h"
 #include "error_map.h"
 #include "spillway/common/kafka/offset_for_leader_epoch.h"
 
@@ -47,7 +48,18 @@ void OffsetForLeaderEpochHandler::handle(Exchange& exchange) {
   for (const Request::Topic& t : request->topics) {
     first.push_back(partitions.size());
     const Topic* topic = context_.broker.topics.find(t.topic);
-    for (const Request::Partition& p : t.partitions) partitions.push_back(answer(topic, p));
+    const bool may_describe =
+        may_topic(context_.broker, exchange, security::AclOperation::kDescribe, t.topic);
+    for (const Request::Partition& p : t.partitions) {
+      if (!may_describe) {
+        partitions.push_back({.error_code = kafka_error(ErrorCode::kTopicAuthorizationFailed),
+                              .partition = p.partition,
+                              .leader_epoch = -1,
+                              .end_offset = -1});
+        continue;
+      }
+      partitions.push_back(answer(topic, p));
+    }
   }
   first.push_back(partitions.size());
   std::vector<Response::Topic> topics;

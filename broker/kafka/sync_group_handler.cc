@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "codec.h"
+#include "handlers/access.h"
 #include "core/offset_store.h"
 #include "error_map.h"
 #include "groups/group_coordinator.h"
@@ -37,6 +38,10 @@ void SyncGroupHandler::handle(Exchange& exchange) {
   };
   if (!OffsetStore::validate_group(request->group_id).ok()) {
     refuse(kafka_error(KafkaRefusal::kInvalidGroupName));
+    return;
+  }
+  if (!may_group(context_.broker, exchange, security::AclOperation::kRead, request->group_id)) {
+    refuse(kafka_error(ErrorCode::kGroupAuthorizationFailed));
     return;
   }
   for (const Request::Assignment& a : request->assignments) {

@@ -9,10 +9,13 @@
 
 #include "kafka_testing.h"
 #include "spillway/common/kafka/api_versions.h"
+#include "spillway/common/kafka/create_acls.h"
 #include "spillway/common/kafka/create_partitions.h"
 #include "spillway/common/kafka/create_topics.h"
+#include "spillway/common/kafka/delete_acls.h"
 #include "spillway/common/kafka/delete_groups.h"
 #include "spillway/common/kafka/delete_topics.h"
+#include "spillway/common/kafka/describe_acls.h"
 #include "spillway/common/kafka/describe_cluster.h"
 #include "spillway/common/kafka/describe_configs.h"
 #include "spillway/common/kafka/describe_groups.h"
@@ -55,7 +58,9 @@ using Messages = ::testing::Types<
     SaslHandshakeResponse, SaslAuthenticateRequest, SaslAuthenticateResponse, JoinGroupRequest,
     JoinGroupResponse, SyncGroupRequest, SyncGroupResponse, HeartbeatRequest, HeartbeatResponse,
     LeaveGroupRequest, LeaveGroupResponse, DescribeGroupsRequest, DescribeGroupsResponse,
-    ListGroupsRequest, ListGroupsResponse, DeleteGroupsRequest, DeleteGroupsResponse>;
+    ListGroupsRequest, ListGroupsResponse, DeleteGroupsRequest, DeleteGroupsResponse,
+    DescribeAclsRequest, DescribeAclsResponse, CreateAclsRequest, CreateAclsResponse,
+    DeleteAclsRequest, DeleteAclsResponse>;
 
 // Test names carry the message's name ("KafkaRoundTrip/FetchResponse.…").
 class MessageNames {

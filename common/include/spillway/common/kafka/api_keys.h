@@ -49,6 +49,9 @@ enum class ApiKey : int16_t {
   kDeleteTopics = 20,
   kInitProducerId = 22,
   kOffsetForLeaderEpoch = 23,
+  kDescribeAcls = 29,
+  kCreateAcls = 30,
+  kDeleteAcls = 31,
   kDescribeConfigs = 32,
   kSaslAuthenticate = 36,
   kCreatePartitions = 37,
@@ -67,7 +70,7 @@ struct ApiInfo {
 };
 
 // Sorted by api key.
-inline constexpr std::array<ApiInfo, 24> kApis = {{
+inline constexpr std::array<ApiInfo, 27> kApis = {{
     {ApiKey::kProduce, "Produce", between(3, 9), 9},
     {ApiKey::kFetch, "Fetch", between(4, 12), 12},
     {ApiKey::kListOffsets, "ListOffsets", between(1, 7), 6},
@@ -87,6 +90,9 @@ inline constexpr std::array<ApiInfo, 24> kApis = {{
     {ApiKey::kDeleteTopics, "DeleteTopics", between(1, 6), 4},
     {ApiKey::kInitProducerId, "InitProducerId", between(0, 4), 2},
     {ApiKey::kOffsetForLeaderEpoch, "OffsetForLeaderEpoch", between(0, 4), 4},
+    {ApiKey::kDescribeAcls, "DescribeAcls", between(0, 3), 2},
+    {ApiKey::kCreateAcls, "CreateAcls", between(0, 3), 2},
+    {ApiKey::kDeleteAcls, "DeleteAcls", between(0, 3), 2},
     {ApiKey::kDescribeConfigs, "DescribeConfigs", between(0, 4), 4},
     {ApiKey::kSaslAuthenticate, "SaslAuthenticate", between(0, 2), 2},
     {ApiKey::kCreatePartitions, "CreatePartitions", between(0, 3), 2},
