@@ -8,6 +8,7 @@
 
 #include "handlers/broker_context.h"
 #include "protocol/exchange.h"
+#include "security/acl/acl_manager.h"
 #include "security/acl_types.h"
 #include "security/authorizer.h"
 
@@ -36,6 +37,16 @@ inline bool may_create_topic(const BrokerContext& broker, const Exchange& exchan
                              std::string_view topic) noexcept {
   return may_cluster(broker, exchange, security::AclOperation::kCreate) ||
          may_topic(broker, exchange, security::AclOperation::kCreate, topic);
+}
+
+// An idempotent producer's InitProducerId: IdempotentWrite on the cluster,
+// or Write on at least one topic (Kafka 2.8's rule, KIP-679), so a
+// principal allowed to write somewhere needs no extra rule.
+inline bool may_write_idempotently(const BrokerContext& broker, const Exchange& exchange) noexcept {
+  if (may_cluster(broker, exchange, security::AclOperation::kIdempotentWrite)) return true;
+  return broker.acls != nullptr && exchange.security() != nullptr &&
+         broker.acls->authorizer().allowed_on_some(
+             *exchange.security(), security::AclOperation::kWrite, security::ResourceType::kTopic);
 }
 
 }  // namespace spillway::broker

@@ -1,6 +1,8 @@
 // The control request handlers.
 #include "admin_handlers.h"
 
+#include "handlers/access.h"
+
 #include <algorithm>
 #include <asio/post.hpp>
 #include <deque>
@@ -70,10 +72,14 @@ struct MetadataState final : ExchangeState {
   }
 
   void add_unknown(std::string_view name) {
+    add_error(name, ErrorCode::kUnknownTopic, "unknown topic " + std::string(name));
+  }
+
+  void add_error(std::string_view name, ErrorCode code, std::string message) {
     first_partition.push_back(partitions.size());
     topics.push_back({.name = name,
-                      .error_code = ErrorCode::kUnknownTopic,
-                      .error_message = texts.emplace_back("unknown topic " + std::string(name)),
+                      .error_code = code,
+                      .error_message = texts.emplace_back(std::move(message)),
                       .flush_policy = "",
                       .retention_bytes = -1,
                       .retention_ms = -1,
@@ -112,13 +118,21 @@ void MetadataHandler::handle(Exchange& exchange) {
   st.clear();
   if (request->all_topics) {
     // Sorted by name, so listings are stable.
-    for (const auto& [name, topic] : context_.topics.table()) st.listed.push_back(topic.get());
+    // Only the topics the principal may describe (as Kafka's Metadata).
+    for (const auto& [name, topic] : context_.topics.table()) {
+      if (may_topic(context_, exchange, security::AclOperation::kDescribe, topic->name)) {
+        st.listed.push_back(topic.get());
+      }
+    }
     std::sort(st.listed.begin(), st.listed.end(),
               [](const Topic* a, const Topic* b) { return a->name < b->name; });
     for (const Topic* topic : st.listed) st.add(*topic);
   } else {
     for (std::string_view name : request->topics) {
-      if (const Topic* topic = context_.topics.find(name)) {
+      if (!may_topic(context_, exchange, security::AclOperation::kDescribe, name)) {
+        st.add_error(name, ErrorCode::kTopicAuthorizationFailed,
+                     "not allowed to describe topic " + std::string(name));
+      } else if (const Topic* topic = context_.topics.find(name)) {
         st.add(*topic);
       } else {
         st.add_unknown(name);
@@ -133,6 +147,11 @@ void CreateTopicsHandler::handle(Exchange& exchange) {
       messages::decode_create_topics_request(exchange.body());
   if (!request.ok()) {
     exchange.finish(request.status());
+    return;
+  }
+  if (!may_create_topic(context_, exchange, request->name)) {
+    exchange.finish(Status(ErrorCode::kTopicAuthorizationFailed,
+                           "not allowed to create topics (Create on the cluster or the topic)"));
     return;
   }
   CreateTopicSpec spec;
@@ -153,6 +172,11 @@ void DeleteTopicsHandler::handle(Exchange& exchange) {
       messages::decode_delete_topics_request(exchange.body());
   if (!request.ok()) {
     exchange.finish(request.status());
+    return;
+  }
+  if (!may_topic(context_, exchange, security::AclOperation::kDelete, request->name)) {
+    exchange.finish(
+        Status(ErrorCode::kTopicAuthorizationFailed, "not allowed to delete the topic"));
     return;
   }
   std::string name(request->name);
@@ -198,12 +222,20 @@ void commit(BrokerContext& context, Exchange& exchange, std::string_view group,
   };
   auto work = std::make_shared<Work>();
   work->group = std::string(group);
+  if (!may_group(context, exchange, security::AclOperation::kRead, group)) {
+    exchange.finish(Status(ErrorCode::kGroupAuthorizationFailed, "not allowed to read the group"));
+    return;
+  }
   for (const messages::CommitOffsetsTopic& t : topics) {
     const Topic* topic = context.topics.find(t.name);
+    const bool may_read = may_topic(context, exchange, security::AclOperation::kRead, t.name);
     work->topic_sizes.emplace_back(std::string(t.name), static_cast<size_t>(t.entries.size()));
     for (const messages::CommitOffsetEntry& e : t.entries) {
       Work::Result r{std::string(t.name), e.partition, ErrorCode::kOk, {}, false};
-      if (Status st = check_commit(topic, t.name, e.partition, e.offset); !st.ok()) {
+      if (!may_read) {
+        r.code = ErrorCode::kTopicAuthorizationFailed;
+        r.message = "not allowed to read the topic";
+      } else if (Status st = check_commit(topic, t.name, e.partition, e.offset); !st.ok()) {
         r.code = st.code();
         r.message = std::string(st.message());
       } else {
@@ -307,13 +339,23 @@ void FetchOffsetsHandler::handle(Exchange& exchange) {
   std::vector<messages::FetchOffsetsTopicResult> topics;
   std::deque<std::string> texts;
   std::vector<size_t> counts;
+  if (!may_group(context_, exchange, security::AclOperation::kDescribe, request->group)) {
+    exchange.finish(
+        Status(ErrorCode::kGroupAuthorizationFailed, "not allowed to describe the group"));
+    return;
+  }
   for (const messages::FetchOffsetsTopic& t : request->topics) {
     const Topic* topic = context_.topics.find(t.name);
+    const bool may_describe =
+        may_topic(context_, exchange, security::AclOperation::kDescribe, t.name);
     counts.push_back(static_cast<size_t>(t.partitions.size()));
     for (int32_t partition : t.partitions) {
       messages::FetchOffsetsResult r{
           .partition = partition, .offset = -1, .error_code = ErrorCode::kOk, .error_message = ""};
-      if (topic == nullptr) {
+      if (!may_describe) {
+        r.error_code = ErrorCode::kTopicAuthorizationFailed;
+        r.error_message = "not allowed to describe the topic";
+      } else if (topic == nullptr) {
         r.error_code = ErrorCode::kUnknownTopic;
         r.error_message = texts.emplace_back("unknown topic " + std::string(t.name));
       } else if (Status usable = topic->check_partition(partition); !usable.ok()) {

@@ -2,6 +2,8 @@
 // (fetch_core.h).
 #include "fetch_handler.h"
 
+#include "handlers/access.h"
+
 #include <vector>
 
 #include "fetch_core.h"
@@ -58,7 +60,13 @@ void FetchHandler::handle(Exchange& exchange) {
   st.begin(exchange, &encode_fetch, request->max_wait_ms, /*min_bytes=*/1, request->max_bytes);
   for (const messages::FetchTopicRequest& t : request->topics) {
     const uint32_t topic = st.add_topic(context_.topics, t.name);
+    const bool may_read = may_topic(context_, exchange, security::AclOperation::kRead, t.name);
     for (const messages::FetchPartitionRequest& p : t.partitions) {
+      if (!may_read) {
+        st.add_refused_partition(topic, p.partition, ErrorCode::kTopicAuthorizationFailed,
+                                 "not allowed to read the topic");
+        continue;
+      }
       st.add_partition(topic, p.partition, p.fetch_offset, p.partition_max_bytes);
     }
   }

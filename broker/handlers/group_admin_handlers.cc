@@ -1,6 +1,8 @@
 // The group administration handlers: decode, ask the coordinator, encode.
 #include "group_admin_handlers.h"
 
+#include "handlers/access.h"
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -40,11 +42,18 @@ void ListGroupsHandler::handle(Exchange& exchange) {
     exchange.finish(request.status());
     return;
   }
-  context_.groups->list(exchange.executor(), [ex = &exchange, keep = exchange.keep_alive()](
+  // Cluster Describe lists every group, else those the principal may
+  // describe (Kafka's rule).
+  const bool all = may_cluster(context_, exchange, security::AclOperation::kDescribe);
+  context_.groups->list(exchange.executor(), [ex = &exchange, keep = exchange.keep_alive(), all,
+                                              broker = &context_](
                                                  std::vector<groups::GroupListing> listing) {
     std::vector<messages::ListedGroup> listed;
     listed.reserve(listing.size());
     for (const groups::GroupListing& g : listing) {
+      if (!all && !may_group(*broker, *ex, security::AclOperation::kDescribe, g.group_id)) {
+        continue;
+      }
       listed.push_back({.group = g.group_id,
                         .protocol_type = g.protocol_type,
                         .state = groups::group_state_name(g.state)});
@@ -110,6 +119,14 @@ void DescribeGroupsHandler::handle(Exchange& exchange) {
     return;
   }
   for (size_t i = 0; i < names.size(); ++i) {
+    if (!may_group(context_, exchange, security::AclOperation::kDescribe, names[i])) {
+      groups::GroupDescription d;
+      d.group_id = names[i];
+      d.status = Status(ErrorCode::kGroupAuthorizationFailed, "not allowed to describe the group");
+      work->results[i] = std::move(d);
+      if (--work->pending == 0) finish();
+      continue;
+    }
     std::string name = names[i];
     context_.groups->describe(std::move(name), exchange.executor(),
                               [work, i, finish, asked = names[i]](groups::GroupDescription d) {
@@ -155,6 +172,11 @@ void DeleteGroupsHandler::handle(Exchange& exchange) {
     return;
   }
   for (size_t i = 0; i < work->names.size(); ++i) {
+    if (!may_group(context_, exchange, security::AclOperation::kDelete, work->names[i])) {
+      work->results[i] = Status(ErrorCode::kGroupAuthorizationFailed, "not allowed to delete the group");
+      if (--work->pending == 0) finish();
+      continue;
+    }
     context_.groups->remove(work->names[i], exchange.executor(), [work, i, finish](Status st) {
       work->results[i] = std::move(st);
       if (--work->pending == 0) finish();

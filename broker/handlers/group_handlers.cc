@@ -2,6 +2,8 @@
 // group coordinator, encode its answer on the connection's executor.
 #include "group_handlers.h"
 
+#include "handlers/access.h"
+
 #include <string>
 #include <vector>
 
@@ -27,6 +29,10 @@ void JoinGroupHandler::handle(Exchange& exchange) {
   Result<messages::JoinGroupRequest> request = messages::decode_join_group_request(exchange.body());
   if (!request.ok()) {
     exchange.finish(request.status());
+    return;
+  }
+  if (!may_group(context_, exchange, security::AclOperation::kRead, request->group_id)) {
+    exchange.finish(Status(ErrorCode::kGroupAuthorizationFailed, "not allowed to read the group"));
     return;
   }
   groups::JoinRequest join;
@@ -77,6 +83,10 @@ void SyncGroupHandler::handle(Exchange& exchange) {
     exchange.finish(request.status());
     return;
   }
+  if (!may_group(context_, exchange, security::AclOperation::kRead, request->group_id)) {
+    exchange.finish(Status(ErrorCode::kGroupAuthorizationFailed, "not allowed to read the group"));
+    return;
+  }
   groups::SyncRequest sync;
   sync.group_id = std::string(request->group_id);
   sync.member_id = std::string(request->member_id);
@@ -106,6 +116,10 @@ void HeartbeatHandler::handle(Exchange& exchange) {
     exchange.finish(request.status());
     return;
   }
+  if (!may_group(context_, exchange, security::AclOperation::kRead, request->group_id)) {
+    exchange.finish(Status(ErrorCode::kGroupAuthorizationFailed, "not allowed to read the group"));
+    return;
+  }
   context_.groups->heartbeat(
       std::string(request->group_id), std::string(request->member_id), request->generation_id,
       owned(request->group_instance_id), exchange.executor(),
@@ -117,6 +131,10 @@ void LeaveGroupHandler::handle(Exchange& exchange) {
       messages::decode_leave_group_request(exchange.body());
   if (!request.ok()) {
     exchange.finish(request.status());
+    return;
+  }
+  if (!may_group(context_, exchange, security::AclOperation::kRead, request->group_id)) {
+    exchange.finish(Status(ErrorCode::kGroupAuthorizationFailed, "not allowed to read the group"));
     return;
   }
   std::vector<groups::LeaveMember> members;

@@ -1,6 +1,8 @@
 // InitProducerId (native).
 #include "init_producer_id_handler.h"
 
+#include "handlers/access.h"
+
 #include "core/producer_ids.h"
 #include "spillway/common/messages/producer_id.h"
 
@@ -11,6 +13,11 @@ void InitProducerIdHandler::handle(Exchange& exchange) {
       messages::decode_init_producer_id_request(exchange.body());
   if (!request.ok()) {
     exchange.finish(request.status());
+    return;
+  }
+  if (!may_write_idempotently(context_, exchange)) {
+    exchange.finish(Status(ErrorCode::kClusterAuthorizationFailed,
+                           "idempotent producing needs IdempotentWrite on the cluster or Write on a topic"));
     return;
   }
   if (context_.producer_ids == nullptr) {

@@ -2,6 +2,8 @@
 // (produce_core.h), and routing by key.
 #include "produce_handler.h"
 
+#include "handlers/access.h"
+
 #include <string>
 #include <vector>
 
@@ -177,8 +179,15 @@ void ProduceHandler::handle(Exchange& exchange) {
   for (const messages::ProduceTopicData& t : request->topics) {
     const uint32_t topic_index = st.add_topic(t.name);
     Topic* topic = context_.topics.find(t.name);
+    if (!may_topic(context_, exchange, security::AclOperation::kWrite, t.name)) {
+      for (const messages::ProducePartitionData& part : t.partitions) {
+        st.add_error(topic_index, part.partition,
+                     Status(ErrorCode::kTopicAuthorizationFailed, "not allowed to write the topic"));
+      }
+      continue;
+    }
     if (topic == nullptr && context_.config.auto_create_topics &&
-        validate_topic_name(t.name).ok()) {
+        validate_topic_name(t.name).ok() && may_create_topic(context_, exchange, t.name)) {
       CreateTopicSpec spec;
       spec.name = std::string(t.name);
       spec.partitions = static_cast<int32_t>(context_.config.default_partitions);

@@ -24,8 +24,8 @@ void InitProducerIdHandler::handle(Exchange& exchange) {
     // No transaction coordinator here (FindCoordinator says the same): the
     // client retries and then fails its init_transactions() with it.
     response.error_code = kafka::errors::kCoordinatorNotAvailable;
-  } else if (!may_cluster(context_.broker, exchange, security::AclOperation::kIdempotentWrite)) {
-    // Kafka before 2.8's rule: IdempotentWrite on the cluster.
+  } else if (!may_write_idempotently(context_.broker, exchange)) {
+    // IdempotentWrite on the cluster or Write on some topic (Kafka 2.8+).
     response.error_code = kafka_error(ErrorCode::kClusterAuthorizationFailed);
   } else if (context_.broker.producer_ids == nullptr) {
     response.error_code = kafka_error(ErrorCode::kUnsupportedVersion);

@@ -13,6 +13,7 @@
 
 #include "broker_process.h"
 #include "rdkafka_support.h"
+#include "spillway/admin.h"
 
 namespace spillway::testing {
 namespace {
@@ -318,6 +319,23 @@ TEST(KafkaAcls, RulesAreEnforcedAndSurviveARestart) {
   EXPECT_EQ(create_acls(admin, {{kGroup, "g", kLiteral, RD_KAFKA_ACL_OPERATION_READ}}),
             std::vector<std::string>{""});
   EXPECT_EQ(join(bootstrap, "g", "p-open"), RD_KAFKA_RESP_ERR_NO_ERROR);
+
+  // The native listener applies the same rules.
+  {
+    Result<Admin> native = Admin::connect(broker->address());
+    ASSERT_TRUE(native.ok()) << native.status().to_string();
+    Result<std::vector<TopicDescription>> listed = native->list_topics();
+    ASSERT_TRUE(listed.ok()) << listed.status().to_string();
+    std::set<std::string> names;
+    for (const TopicDescription& t : *listed) names.insert(t.name);
+    EXPECT_EQ(names, (std::set<std::string>{"a", "p-open", "p-secret"}));
+    Result<TopicDescription> b = native->describe_topic("b");
+    ASSERT_FALSE(b.ok());
+    EXPECT_EQ(b.status().code(), ErrorCode::kTopicAuthorizationFailed);
+    EXPECT_EQ(native->create_topic("c").code(), ErrorCode::kTopicAuthorizationFailed);
+    EXPECT_EQ(native->delete_topic("a").code(), ErrorCode::kTopicAuthorizationFailed);
+    EXPECT_EQ(native->delete_group("g").code(), ErrorCode::kGroupAuthorizationFailed);
+  }
 
   // A new rule applies at once; a deleted one stops applying.
   EXPECT_EQ(create_acls(admin, {{kTopic, "a", kLiteral, RD_KAFKA_ACL_OPERATION_READ}}),

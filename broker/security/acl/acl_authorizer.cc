@@ -32,6 +32,17 @@ bool AclAuthorizer::allowed(const ConnectionSecurity& who, AclOperation operatio
   return allowed(who.principal, who.host, operation, type, name);
 }
 
+bool AclAuthorizer::allowed_on_some(const ConnectionSecurity& who, AclOperation operation,
+                                    ResourceType type) const noexcept {
+  if (super_user(who.principal)) return true;
+  const size_t core = CoreSet::current();
+  if (core < per_core_.size()) {
+    return per_core_[core]->allowed_on_some(who.principal, who.host, operation, type);
+  }
+  const std::lock_guard lock(shared_mutex_);
+  return shared_->allowed_on_some(who.principal, who.host, operation, type);
+}
+
 void AclAuthorizer::install(size_t core, const std::shared_ptr<const AclSnapshot>& snapshot) {
   if (core >= per_core_.size()) return;
   if (per_core_[core]->version() < snapshot->version()) per_core_[core] = snapshot;

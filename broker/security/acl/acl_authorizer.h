@@ -32,6 +32,9 @@ class AclAuthorizer final : public Authorizer {
   bool allowed(std::string_view principal, std::string_view host, AclOperation operation,
                ResourceType type, std::string_view name) const noexcept;
   bool super_user(std::string_view principal) const noexcept;
+  // AclSnapshot::allowed_on_some for the calling core (super-users: yes).
+  bool allowed_on_some(const ConnectionSecurity& who, AclOperation operation,
+                       ResourceType type) const noexcept;
 
   // On core `core`'s thread (or before the cores run): that core's
   // snapshot becomes `snapshot`, unless it already has a newer one.

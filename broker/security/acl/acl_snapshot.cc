@@ -83,4 +83,21 @@ bool AclSnapshot::allowed(std::string_view principal, std::string_view host,
   return allow;
 }
 
+bool AclSnapshot::allowed_on_some(std::string_view principal, std::string_view host,
+                                  AclOperation operation, ResourceType type) const noexcept {
+  const auto t = static_cast<size_t>(type);
+  if (t >= by_type_.size()) return false;
+  const TypeIndex& index = by_type_[t];
+  bool allow = false;
+  if (!scan(index.wildcard, principal, host, operation, allow)) return false;
+  // Any other rule that allows: a deny there covers its own names only.
+  for (const Entries* entries : {&index.literal, &index.prefixed}) {
+    for (const auto& [name, list] : *entries) {
+      bool here = false;
+      if (scan(list, principal, host, operation, here) && here) allow = true;
+    }
+  }
+  return allow;
+}
+
 }  // namespace spillway::broker::security

@@ -39,6 +39,12 @@ class AclSnapshot {
   // "*", and their resource pattern names `name`.
   bool allowed(std::string_view principal, std::string_view host, AclOperation operation,
                ResourceType type, std::string_view name) const noexcept;
+  // Whether `operation` is allowed on at least one resource of `type`
+  // (Kafka's authorizeByResourceType, used for "Write on any topic"): some
+  // allow rule applies to the principal, and no deny rule on every name
+  // (literal "*") takes it away.
+  bool allowed_on_some(std::string_view principal, std::string_view host, AclOperation operation,
+                       ResourceType type) const noexcept;
 
  private:
   struct Entry {
