@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <map>
 
+#include "acl_files.h"
 #include "broker_process.h"
 #include "broker_wire_client.h"
 #include "steady_state_allocations.h"
@@ -16,12 +17,24 @@ namespace {
 
 class BrokerAllocations : public ::testing::Test {
  protected:
+  virtual bool with_acls() const { return false; }
+
   void SetUp() override {
     BrokerProcess::Options options;
     options.args = {"--threads", "2", "--metrics-listen", "127.0.0.1:0"};
+    if (with_acls()) {
+      // Authorization on, the requests allowed by a prefixed rule among
+      // others: the checks must not allocate either.
+      acl_dir_ = std::make_unique<TempDir>();
+      ASSERT_NO_FATAL_FAILURE(write_acls(acl_dir_->path(), allocation_test_acls()));
+      options.default_data_dir = false;
+      options.args.insert(options.args.end(), {"--data-dir", acl_dir_->path().string(),
+                                               "--authorization-enabled", "true"});
+    }
     auto broker = BrokerProcess::start(options);
     ASSERT_TRUE(broker.ok()) << broker.status().to_string();
     broker_ = std::move(*broker);
+    if (with_acls()) ASSERT_NE(broker_->log().find("authorization on: 104 ACL(s)"), std::string::npos);
     port_ = metrics_port(*broker_);
     ASSERT_NE(port_, 0) << broker_->log();
     client_ = std::make_unique<WireClient>(broker_->port());
@@ -72,6 +85,7 @@ class BrokerAllocations : public ::testing::Test {
   int64_t allocations() { return metric(scrape(port_), "spillway_heap_allocations_total"); }
 
   static constexpr int kPerBatch = 100;
+  std::unique_ptr<TempDir> acl_dir_;  // the data directory, with_acls() only
   std::unique_ptr<BrokerProcess> broker_;
   uint16_t port_ = 0;
   std::unique_ptr<WireClient> client_;
@@ -82,6 +96,17 @@ class BrokerAllocations : public ::testing::Test {
 TEST_F(BrokerAllocations, SteadyStateProduceAndFetchDoNotAllocatePerMessage) {
   expect_no_allocations_per_message([this](int n) { workload(n); },
                                     [this] { return allocations(); }, "native", 6'000);
+}
+
+// The same with authorization on and the workload allowed by ACLs.
+class BrokerAllocationsWithAcls : public BrokerAllocations {
+ protected:
+  bool with_acls() const override { return true; }
+};
+
+TEST_F(BrokerAllocationsWithAcls, SteadyStateProduceAndFetchDoNotAllocatePerMessage) {
+  expect_no_allocations_per_message([this](int n) { workload(n); },
+                                    [this] { return allocations(); }, "Native with ACLs", 8'000);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <map>
 
+#include "acl_files.h"
 #include "broker_process.h"
 #include "broker_wire_client.h"
 #include "kafka_wire_client.h"
@@ -27,12 +28,24 @@ using kafka::ProduceResponse;
 
 class KafkaAllocations : public ::testing::Test {
  protected:
+  virtual bool with_acls() const { return false; }
+
   void SetUp() override {
     BrokerProcess::Options options;
     options.args = {"--threads", "2", "--metrics-listen", "127.0.0.1:0"};
+    if (with_acls()) {
+      // Authorization on, the requests allowed by a prefixed rule among
+      // others: the checks must not allocate either.
+      acl_dir_ = std::make_unique<TempDir>();
+      ASSERT_NO_FATAL_FAILURE(write_acls(acl_dir_->path(), allocation_test_acls()));
+      options.default_data_dir = false;
+      options.args.insert(options.args.end(), {"--data-dir", acl_dir_->path().string(),
+                                               "--authorization-enabled", "true"});
+    }
     auto broker = BrokerProcess::start(options);
     ASSERT_TRUE(broker.ok()) << broker.status().to_string();
     broker_ = std::move(*broker);
+    if (with_acls()) ASSERT_NE(broker_->log().find("authorization on: 104 ACL(s)"), std::string::npos);
     port_ = metrics_port(*broker_);
     ASSERT_NE(port_, 0) << broker_->log();
     WireClient native(broker_->port());
@@ -133,6 +146,7 @@ class KafkaAllocations : public ::testing::Test {
   int64_t allocations() { return metric(scrape(port_), "spillway_heap_allocations_total"); }
 
   static constexpr int kPerBatch = 100;
+  std::unique_ptr<TempDir> acl_dir_;  // the data directory, with_acls() only
   std::unique_ptr<BrokerProcess> broker_;
   uint16_t port_ = 0;
   std::unique_ptr<KafkaWireClient> client_;
@@ -143,6 +157,17 @@ class KafkaAllocations : public ::testing::Test {
 TEST_F(KafkaAllocations, SteadyStateProduceAndFetchDoNotAllocatePerMessage) {
   expect_no_allocations_per_message([this](int n) { workload(n); },
                                     [this] { return allocations(); }, "Kafka", 8'000);
+}
+
+// The same with authorization on and the workload allowed by ACLs.
+class KafkaAllocationsWithAcls : public KafkaAllocations {
+ protected:
+  bool with_acls() const override { return true; }
+};
+
+TEST_F(KafkaAllocationsWithAcls, SteadyStateProduceAndFetchDoNotAllocatePerMessage) {
+  expect_no_allocations_per_message([this](int n) { workload(n); },
+                                    [this] { return allocations(); }, "Kafka with ACLs", 8'000);
 }
 
 }  // namespace
