@@ -45,7 +45,9 @@ class KafkaAllocations : public ::testing::Test {
     auto broker = BrokerProcess::start(options);
     ASSERT_TRUE(broker.ok()) << broker.status().to_string();
     broker_ = std::move(*broker);
-    if (with_acls()) ASSERT_NE(broker_->log().find("authorization on: 104 ACL(s)"), std::string::npos);
+    if (with_acls()) {
+      ASSERT_NE(broker_->log().find("authorization on: 104 ACL(s)"), std::string::npos);
+    }
     port_ = metrics_port(*broker_);
     ASSERT_NE(port_, 0) << broker_->log();
     WireClient native(broker_->port());
