@@ -32,9 +32,9 @@
 #include "net/server.h"
 #include "protocol/dispatcher.h"
 #include "repair/repair_command.h"
+#include "runtime/core_set.h"
 #include "security/sasl/credential_store.h"
 #include "security/sasl/sasl_authenticator.h"
-#include "runtime/core_set.h"
 #include "spillway/common/log.h"
 
 namespace {

@@ -16,7 +16,7 @@ class GroupCoordinator;
 namespace security {
 class Authorizer;
 class SaslAuthenticator;
-}
+}  // namespace security
 
 struct BrokerContext {
   TopicRegistry& topics;

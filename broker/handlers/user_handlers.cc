@@ -80,8 +80,8 @@ void UpsertUserHandler::handle(Exchange& exchange) {
   }
   const std::optional<scram::Mechanism> mechanism = scram::parse_mechanism(request->mechanism);
   if (!mechanism) {
-    exchange.finish(Status(ErrorCode::kInvalidArgument,
-                           "mechanism must be SCRAM-SHA-256 or SCRAM-SHA-512"));
+    exchange.finish(
+        Status(ErrorCode::kInvalidArgument, "mechanism must be SCRAM-SHA-256 or SCRAM-SHA-512"));
     return;
   }
   if (request->iterations < 0) {

@@ -67,7 +67,8 @@ void SaslAuthenticateHandler::handle(Exchange& exchange) {
     response.error_message = outcome.status.message();
     exchange.close_after_response();
   } else {
-    response.auth_bytes = std::as_bytes(std::span(outcome.response.data(), outcome.response.size()));
+    response.auth_bytes =
+        std::as_bytes(std::span(outcome.response.data(), outcome.response.size()));
   }
   respond(exchange, response);
 }

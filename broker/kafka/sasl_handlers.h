@@ -2,9 +2,9 @@
 // on a Kafka listener. Handshake v0 (raw SASL tokens after it, outside
 // Kafka's framing) is listed in ApiVersions, because librdkafka requires the
 // range to start at 0, but refused with ILLEGAL_SASL_STATE when asked for:
-// clients that know v1 (librdkafka, the Java client since 1.0) use it. A failed step is answered with its error
-// (SASL_AUTHENTICATION_FAILED, UNSUPPORTED_SASL_MECHANISM,
-// ILLEGAL_SASL_STATE) and the connection then closes.
+// clients that know v1 (librdkafka, the Java client since 1.0) use it. A failed step is answered
+// with its error (SASL_AUTHENTICATION_FAILED, UNSUPPORTED_SASL_MECHANISM, ILLEGAL_SASL_STATE) and
+// the connection then closes.
 #pragma once
 
 #include "kafka_context.h"

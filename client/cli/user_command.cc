@@ -51,7 +51,8 @@ Result<std::string> read_user_password(const std::string& path) {
   std::string password = text.str();
   const size_t newline = password.find_first_of("\r\n");
   if (newline != std::string::npos) password.resize(newline);  // the first line
-  if (password.empty()) return Status(ErrorCode::kInvalidArgument, path + ": the password is empty");
+  if (password.empty())
+    return Status(ErrorCode::kInvalidArgument, path + ": the password is empty");
   return password;
 }
 
@@ -73,7 +74,8 @@ class OfflineLock {
       return Status(ErrorCode::kInvalidArgument, dir + " is not a directory");
     }
     const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0) return Status(ErrorCode::kIoError, "cannot open " + path + ": " + std::strerror(errno));
+    if (fd < 0)
+      return Status(ErrorCode::kIoError, "cannot open " + path + ": " + std::strerror(errno));
     if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
       ::close(fd);
       return Status(ErrorCode::kInvalidArgument,
@@ -132,9 +134,9 @@ int create(const UserCommandOptions& o) {
     std::erase_if(*all, [&](const scram::UserCredential& u) {
       return u.user == o.user && u.credential.mechanism == m;
     });
-    all->push_back({o.user, scram::make_credential(m, *password,
-                                                   scram::random_bytes(scram::kSaltBytes),
-                                                   static_cast<uint32_t>(o.iterations))});
+    all->push_back(
+        {o.user, scram::make_credential(m, *password, scram::random_bytes(scram::kSaltBytes),
+                                        static_cast<uint32_t>(o.iterations))});
     std::printf("user %s: %s credential set in %s\n", o.user.c_str(), name.c_str(),
                 o.data_dir.c_str());
   }
@@ -209,8 +211,7 @@ void add_user_command(CLI::App& app, int* exit_code) {
   create_cmd->add_option("--mechanism", o->mechanism, "SCRAM-SHA-256, SCRAM-SHA-512 or all")
       ->check(CLI::IsMember({"SCRAM-SHA-256", "SCRAM-SHA-512", "all"}))
       ->capture_default_str();
-  create_cmd
-      ->add_option("--iterations", o->iterations, "PBKDF2 iterations")
+  create_cmd->add_option("--iterations", o->iterations, "PBKDF2 iterations")
       ->check(CLI::Range(static_cast<int>(scram::kMinIterations),
                          static_cast<int>(scram::kMaxIterations)))
       ->capture_default_str();

@@ -21,9 +21,8 @@ std::span<const std::byte> bytes_of(std::string_view s) {
 Result<std::vector<UserListing>> Admin::list_users() {
   Result<std::vector<std::byte>> body =
       wire::channel_of(connection_)
-          .call(frame::ApiKey::kListUsers, messages::kListUsersVersion, [&](WriteBuffer& out) {
-            return messages::encode_list_users_request({}, out);
-          });
+          .call(frame::ApiKey::kListUsers, messages::kListUsersVersion,
+                [&](WriteBuffer& out) { return messages::encode_list_users_request({}, out); });
   if (!body.ok()) return body.status();
   Result<messages::ListUsersResponse> decoded = messages::decode_list_users_response(*body);
   if (!decoded.ok()) return decoded.status();
@@ -43,9 +42,9 @@ Status Admin::upsert_user(std::string_view user, std::string_view mechanism,
   }
   if (iterations < static_cast<int32_t>(scram::kMinIterations) ||
       iterations > static_cast<int32_t>(scram::kMaxIterations)) {
-    return Status(ErrorCode::kInvalidArgument,
-                  "iterations must be between " + std::to_string(scram::kMinIterations) + " and " +
-                      std::to_string(scram::kMaxIterations));
+    return Status(ErrorCode::kInvalidArgument, "iterations must be between " +
+                                                   std::to_string(scram::kMinIterations) + " and " +
+                                                   std::to_string(scram::kMaxIterations));
   }
   if (password.empty()) return Status(ErrorCode::kInvalidArgument, "the password is empty");
   const scram::Credential c = scram::make_credential(

@@ -25,9 +25,8 @@ Status Channel::authenticate() {
   }
   std::optional<scram::Mechanism> scram_mechanism = scram::parse_mechanism(sasl.mechanism);
   if (sasl.mechanism != "PLAIN" && !scram_mechanism) {
-    return Status(ErrorCode::kInvalidArgument,
-                  "unknown SASL mechanism \"" + sasl.mechanism +
-                      "\" (PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512)");
+    return Status(ErrorCode::kInvalidArgument, "unknown SASL mechanism \"" + sasl.mechanism +
+                                                   "\" (PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512)");
   }
   Result<std::vector<std::byte>> handshake =
       call(frame::ApiKey::kSaslHandshake, messages::kSaslHandshakeVersion, [&](WriteBuffer& out) {
@@ -37,12 +36,11 @@ Status Channel::authenticate() {
   // One token each way; the broker's error (wrong credentials) comes back
   // as an error frame: call() turns it into a Status with its message.
   auto step = [&](std::string_view token) -> Result<std::string> {
-    Result<std::vector<std::byte>> body =
-        call(frame::ApiKey::kSaslAuthenticate, messages::kSaslAuthenticateVersion,
-             [&](WriteBuffer& out) {
-               return messages::encode_sasl_authenticate_request({.auth_bytes = bytes_of(token)},
-                                                                 out);
-             });
+    Result<std::vector<std::byte>> body = call(
+        frame::ApiKey::kSaslAuthenticate, messages::kSaslAuthenticateVersion,
+        [&](WriteBuffer& out) {
+          return messages::encode_sasl_authenticate_request({.auth_bytes = bytes_of(token)}, out);
+        });
     if (!body.ok()) return body.status();
     Result<messages::SaslAuthenticateResponse> response =
         messages::decode_sasl_authenticate_response(*body);
@@ -63,7 +61,8 @@ Status Channel::authenticate() {
   Result<std::string> server_first = step(client.first());
   if (!server_first.ok()) return server_first.status();
   Result<std::string> client_final = client.final(*server_first);
-  if (!client_final.ok()) return fail(client_final.status().code(), client_final.status().message());
+  if (!client_final.ok())
+    return fail(client_final.status().code(), client_final.status().message());
   Result<std::string> server_final = step(*client_final);
   if (!server_final.ok()) return server_final.status();
   if (Status st = client.verify(*server_final); !st.ok()) return fail(st.code(), st.message());

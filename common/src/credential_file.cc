@@ -13,7 +13,9 @@ namespace {
 constexpr char kMagic[4] = {'S', 'P', 'W', 'C'};
 constexpr uint16_t kVersion = 1;
 
-void put_u8(std::string& out, uint8_t v) { out.push_back(static_cast<char>(v)); }
+void put_u8(std::string& out, uint8_t v) {
+  out.push_back(static_cast<char>(v));
+}
 void put_u16(std::string& out, uint16_t v) {
   put_u8(out, static_cast<uint8_t>(v >> 8));
   put_u8(out, static_cast<uint8_t>(v));

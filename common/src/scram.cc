@@ -20,8 +20,7 @@ const EVP_MD* digest(Mechanism mechanism) {
 }
 
 Status bad(std::string_view what) {
-  return Status(ErrorCode::kAuthenticationFailed,
-                "malformed SCRAM message: " + std::string(what));
+  return Status(ErrorCode::kAuthenticationFailed, "malformed SCRAM message: " + std::string(what));
 }
 
 std::string xor_bytes(std::string_view a, std::string_view b) {
@@ -137,7 +136,9 @@ std::string random_bytes(size_t n) {
   return out;
 }
 
-std::string make_nonce() { return base64_encode(random_bytes(24)); }
+std::string make_nonce() {
+  return base64_encode(random_bytes(24));
+}
 
 bool constant_time_equal(std::string_view a, std::string_view b) noexcept {
   if (a.size() != b.size()) return false;
@@ -150,7 +151,8 @@ std::string base64_encode(std::string_view bytes) {
   size_t i = 0;
   for (; i + 3 <= bytes.size(); i += 3) {
     const uint32_t v = (static_cast<uint8_t>(bytes[i]) << 16) |
-                       (static_cast<uint8_t>(bytes[i + 1]) << 8) | static_cast<uint8_t>(bytes[i + 2]);
+                       (static_cast<uint8_t>(bytes[i + 1]) << 8) |
+                       static_cast<uint8_t>(bytes[i + 2]);
     out += kBase64[(v >> 18) & 63];
     out += kBase64[(v >> 12) & 63];
     out += kBase64[(v >> 6) & 63];
@@ -325,8 +327,8 @@ Result<ClientFinal> parse_client_final(std::string_view message) {
 std::string auth_message(std::string_view client_first_bare, std::string_view server_first,
                          std::string_view client_final_without_proof) {
   std::string out;
-  out.reserve(client_first_bare.size() + server_first.size() +
-              client_final_without_proof.size() + 2);
+  out.reserve(client_first_bare.size() + server_first.size() + client_final_without_proof.size() +
+              2);
   out += client_first_bare;
   out += ',';
   out += server_first;
@@ -403,8 +405,7 @@ Result<std::string> ScramClient::final(std::string_view server_first) {
   const std::string without_proof = client_final_without_proof("n,,", parsed->nonce);
   const std::string auth = auth_message(bare_, server_first, without_proof);
   const std::string proof = client_proof(mechanism_, salted, auth);
-  expected_signature_ =
-      server_signature(mechanism_, hmac(mechanism_, salted, "Server Key"), auth);
+  expected_signature_ = server_signature(mechanism_, hmac(mechanism_, salted, "Server Key"), auth);
   return without_proof + ",p=" + base64_encode(proof);
 }
 

@@ -1,5 +1,7 @@
 // The broker's SASL pieces in process: the [sasl] settings, the credential
 // store on disk, and the server side of PLAIN and SCRAM.
+#include "security/sasl/sasl_session.h"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -10,7 +12,6 @@
 #include "broker_process.h"
 #include "config/sasl_settings.h"
 #include "security/sasl/credential_store.h"
-#include "security/sasl/sasl_session.h"
 #include "spillway/common/scram.h"
 #include "spillway/storage/file_system.h"
 

@@ -19,7 +19,8 @@ constexpr std::string_view kClientFinal =
     "p=dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ=";
 constexpr std::string_view kServerFinal = "v=6rriTRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G4=";
 // As printed in RFC 7677 (see above): a client must refuse it.
-constexpr std::string_view kRfcPrintedServerFinal = "v=6rriTRBi23WpRR/wtup+mMhUZK1cjXwa2frX0NdvdUA=";
+constexpr std::string_view kRfcPrintedServerFinal =
+    "v=6rriTRBi23WpRR/wtup+mMhUZK1cjXwa2frX0NdvdUA=";
 
 TEST(Scram, Rfc7677ClientSide) {
   ScramClient client(Mechanism::kSha256, "user", "pencil", "rOprNGfwEbeRWgbNEkqO");
@@ -34,8 +35,8 @@ TEST(Scram, Rfc7677ClientSide) {
 }
 
 TEST(Scram, Rfc7677ServerSide) {
-  const Credential credential =
-      make_credential(Mechanism::kSha256, "pencil", *base64_decode("W22ZaJ0SNY7soEsUEjb6gQ=="), 4096);
+  const Credential credential = make_credential(Mechanism::kSha256, "pencil",
+                                                *base64_decode("W22ZaJ0SNY7soEsUEjb6gQ=="), 4096);
   Result<ClientFirst> first = parse_client_first(kClientFirst);
   ASSERT_TRUE(first.ok());
   EXPECT_EQ(first->user, "user");
@@ -91,8 +92,8 @@ TEST(Scram, RejectsMalformed) {
   EXPECT_FALSE(parse_server_first("r=x,s=AAAA,i=12a").ok());
   ScramClient client(Mechanism::kSha256, "u", "p", "abc");
   client.first();
-  EXPECT_FALSE(client.final("r=xyz,s=AAAA,i=4096").ok());   // nonce not extended
-  EXPECT_FALSE(client.final("r=abcd,s=AAAA,i=1").ok());     // too few iterations
+  EXPECT_FALSE(client.final("r=xyz,s=AAAA,i=4096").ok());  // nonce not extended
+  EXPECT_FALSE(client.final("r=abcd,s=AAAA,i=1").ok());    // too few iterations
 }
 
 TEST(Scram, Base64) {

@@ -4,6 +4,8 @@
 // credentials; an exchange cut at every step; oversized tokens; a second
 // authentication; the failure limit per client address; users created
 // through the broker surviving a restart, with no password in the file.
+#include "spillway/common/messages/sasl.h"
+
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -18,7 +20,6 @@
 #include "spillway/common/kafka/requests.h"
 #include "spillway/common/kafka/sasl_authenticate.h"
 #include "spillway/common/kafka/sasl_handshake.h"
-#include "spillway/common/messages/sasl.h"
 #include "spillway/common/scram.h"
 
 namespace spillway::testing {
@@ -47,8 +48,8 @@ void write_alice(const std::filesystem::path& dir) {
   std::filesystem::create_directories(dir);
   std::vector<scram::UserCredential> all;
   for (scram::Mechanism m : {scram::Mechanism::kSha256, scram::Mechanism::kSha512}) {
-    all.push_back({std::string(kUser),
-                   scram::make_credential(m, kPassword, scram::random_bytes(16), 4096)});
+    all.push_back(
+        {std::string(kUser), scram::make_credential(m, kPassword, scram::random_bytes(16), 4096)});
   }
   std::ofstream(dir / "credentials", std::ios::binary) << scram::encode_credentials(all);
 }
@@ -112,8 +113,7 @@ std::optional<RawClient::Response> native_handshake(RawClient& c, std::string_vi
 
 std::optional<RawClient::Response> native_token(RawClient& c, std::string_view token) {
   if (!send_native(c, frame::ApiKey::kSaslAuthenticate, 2, [&](WriteBuffer& out) {
-        return messages::encode_sasl_authenticate_request({.auth_bytes = as_bytes_of(token)},
-                                                          out);
+        return messages::encode_sasl_authenticate_request({.auth_bytes = as_bytes_of(token)}, out);
       })) {
     return std::nullopt;
   }
@@ -238,10 +238,10 @@ TEST(Sasl, KafkaPlainAndScramByHand) {
   // SCRAM-SHA-512 succeeds; then Metadata is served.
   {
     KafkaWireClient c(b.kafka_port);
-    ASSERT_EQ(c.try_call<kafka::SaslHandshakeResponse>(
-                   kafka::SaslHandshakeRequest{"SCRAM-SHA-512"}, 1)
-                  ->error_code,
-              0);
+    ASSERT_EQ(
+        c.try_call<kafka::SaslHandshakeResponse>(kafka::SaslHandshakeRequest{"SCRAM-SHA-512"}, 1)
+            ->error_code,
+        0);
     scram::ScramClient client(scram::Mechanism::kSha512, std::string(kUser),
                               std::string(kPassword));
     const std::string first = client.first();
@@ -351,7 +351,7 @@ TEST(Sasl, ClientLibraryUsersAndRestart) {
     ASSERT_TRUE(admin->upsert_user("bob", "SCRAM-SHA-256", "bob-password-1", 4096).ok());
     Result<std::vector<UserListing>> users = admin->list_users();
     ASSERT_TRUE(users.ok());
-    EXPECT_EQ(users->size(), 3u);  // alice x2, bob
+    EXPECT_EQ(users->size(), 3u);                                             // alice x2, bob
     EXPECT_FALSE(admin->upsert_user("bob", "SCRAM-SHA-256", "x", 100).ok());  // iterations
   }
   // Wrong password: the broker's message.

@@ -9,8 +9,7 @@ Status CredentialStore::load() {
   if (!bytes.ok()) return bytes.status();
   Result<std::vector<scram::UserCredential>> decoded = scram::decode_credentials(*bytes);
   if (!decoded.ok()) {
-    return Status(decoded.status().code(),
-                  path_ + ": " + std::string(decoded.status().message()));
+    return Status(decoded.status().code(), path_ + ": " + std::string(decoded.status().message()));
   }
   Map loaded;
   for (scram::UserCredential& u : *decoded) {
@@ -51,9 +50,9 @@ Status CredentialStore::upsert(const scram::UserCredential& credential) {
   const scram::Credential& c = credential.credential;
   const size_t keys = scram::key_bytes(c.mechanism);
   if (c.iterations < scram::kMinIterations || c.iterations > scram::kMaxIterations) {
-    return Status(ErrorCode::kInvalidArgument,
-                  "iterations must be between " + std::to_string(scram::kMinIterations) +
-                      " and " + std::to_string(scram::kMaxIterations));
+    return Status(ErrorCode::kInvalidArgument, "iterations must be between " +
+                                                   std::to_string(scram::kMinIterations) + " and " +
+                                                   std::to_string(scram::kMaxIterations));
   }
   if (c.salt.empty() || c.salt.size() > 255 || c.stored_key.size() != keys ||
       c.server_key.size() != keys) {
@@ -67,8 +66,7 @@ Status CredentialStore::upsert(const scram::UserCredential& credential) {
     std::lock_guard lock(mutex_);
     next = credentials_;
   }
-  if (next.size() >= scram::kMaxCredentials &&
-      !next.contains(Key{credential.user, c.mechanism})) {
+  if (next.size() >= scram::kMaxCredentials && !next.contains(Key{credential.user, c.mechanism})) {
     return Status(ErrorCode::kInvalidArgument, "too many credentials");
   }
   next[Key{credential.user, c.mechanism}] = c;
@@ -91,11 +89,11 @@ Status CredentialStore::remove(std::string_view user, std::optional<scram::Mecha
     removed += next.erase(Key{std::string(user), m});
   }
   if (removed == 0) {
-    return Status(ErrorCode::kInvalidArgument, "user \"" + std::string(user) + "\" has no " +
-                                                   (mechanism ? std::string(scram::mechanism_name(
-                                                                    *mechanism)) + " "
-                                                              : std::string()) +
-                                                   "credential");
+    return Status(
+        ErrorCode::kInvalidArgument,
+        "user \"" + std::string(user) + "\" has no " +
+            (mechanism ? std::string(scram::mechanism_name(*mechanism)) + " " : std::string()) +
+            "credential");
   }
   SPILLWAY_RETURN_IF_ERROR(write(next));
   std::lock_guard lock(mutex_);

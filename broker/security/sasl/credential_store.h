@@ -52,7 +52,7 @@ class CredentialStore {
   storage::FileSystem& fs_;
   const std::string dir_;
   const std::string path_;
-  std::mutex write_mutex_;  // one change at a time; held across the disk write
+  std::mutex write_mutex_;    // one change at a time; held across the disk write
   mutable std::mutex mutex_;  // guards credentials_
   Map credentials_;
 };

@@ -22,14 +22,15 @@ Status SaslAuthenticator::check_rate(const std::string& host) {
   std::lock_guard lock(mutex_);
   const auto now = std::chrono::steady_clock::now();
   auto it = failures_.find(host);
-  const Window* window = it != failures_.end() ? &it->second
+  const Window* window = it != failures_.end()                      ? &it->second
                          : failures_.size() >= kMaxTrackedAddresses ? &overflow_
                                                                     : nullptr;
   if (window == nullptr || now - window->start >= kWindow ||
       window->failures < settings_.max_failures_per_minute) {
     return Status::Ok();
   }
-  const auto wait = std::chrono::duration_cast<std::chrono::seconds>(kWindow - (now - window->start));
+  const auto wait =
+      std::chrono::duration_cast<std::chrono::seconds>(kWindow - (now - window->start));
   return Status(ErrorCode::kAuthenticationFailed,
                 "Authentication refused: too many failed authentications from " + host +
                     "; try again in " + std::to_string(std::max<int64_t>(1, wait.count())) + " s");
@@ -42,7 +43,8 @@ void SaslAuthenticator::record_failure(const ConnectionSecurity& security,
   const auto now = std::chrono::steady_clock::now();
   auto it = failures_.find(security.host);
   if (it == failures_.end() && failures_.size() >= kMaxTrackedAddresses) {
-    std::erase_if(failures_, [&](const auto& entry) { return now - entry.second.start >= kWindow; });
+    std::erase_if(failures_,
+                  [&](const auto& entry) { return now - entry.second.start >= kWindow; });
   }
   Window* window = nullptr;
   if (it != failures_.end()) {
@@ -57,7 +59,8 @@ void SaslAuthenticator::record_failure(const ConnectionSecurity& security,
   // The user name and address, never the token: it may hold the password.
   if (uint64_t held_back = 0; log_.allow(&held_back)) {
     spdlog::warn(
-        "SASL {} authentication of user \"{}\" from {} on listener {} failed: {} ({} more failure(s) "
+        "SASL {} authentication of user \"{}\" from {} on listener {} failed: {} ({} more "
+        "failure(s) "
         "not logged)",
         mechanism, user, security.host, security.listener, reason, held_back);
   }
@@ -117,8 +120,7 @@ SaslAuthenticator::Outcome SaslAuthenticator::authenticate(ConnectionSecurity& s
   SaslSession::Step step = session.step(
       std::string_view(reinterpret_cast<const char*>(token.data()), token.size()), store_);
   if (!step.status.ok()) {
-    record_failure(security, sasl_mechanism_name(session.mechanism()), session.user(),
-                   step.reason);
+    record_failure(security, sasl_mechanism_name(session.mechanism()), session.user(), step.reason);
     security.sasl.reset();
     return {std::move(step.status), {}};
   }

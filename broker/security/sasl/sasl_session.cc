@@ -97,9 +97,8 @@ SaslSession::Step SaslSession::plain(std::string_view token, const CredentialSto
                                  scram::kDefaultIterations);
     return failed("unknown user");
   }
-  const scram::Credential derived =
-      scram::make_credential(credential->mechanism, password, credential->salt,
-                             credential->iterations);
+  const scram::Credential derived = scram::make_credential(
+      credential->mechanism, password, credential->salt, credential->iterations);
   if (!scram::constant_time_equal(derived.stored_key, credential->stored_key)) {
     return failed("wrong password");
   }
@@ -119,8 +118,8 @@ SaslSession::Step SaslSession::scram_first(std::string_view token, const Credent
     // An unknown user gets a plausible challenge and fails at the proof,
     // like a wrong password (RFC 5802 section 5.1's advice).
     credential_.mechanism = mechanism;
-    credential_.salt = scram::hmac(scram::Mechanism::kSha256, fake_salt_key(), user_)
-                           .substr(0, scram::kSaltBytes);
+    credential_.salt =
+        scram::hmac(scram::Mechanism::kSha256, fake_salt_key(), user_).substr(0, scram::kSaltBytes);
     credential_.iterations = scram::kDefaultIterations;
   }
   gs2_header_ = std::move(first->gs2_header);

@@ -70,9 +70,9 @@ std::optional<std::string> unescape_name(std::string_view saslname);
 
 // client-first-message: gs2-header + client-first-message-bare.
 struct ClientFirst {
-  std::string user;   // unescaped
-  std::string nonce;  // the client's nonce
-  std::string bare;   // "n=...,r=...", part of the AuthMessage
+  std::string user;        // unescaped
+  std::string nonce;       // the client's nonce
+  std::string bare;        // "n=...,r=...", part of the AuthMessage
   std::string gs2_header;  // "n,," or "y,,", echoed in c= of client-final
 };
 std::string client_first_message(std::string_view user, std::string_view nonce);
@@ -119,8 +119,7 @@ Result<std::string> parse_server_final(std::string_view message);
 class ScramClient {
  public:
   // `nonce` empty: a fresh one (tests pass the RFC's).
-  ScramClient(Mechanism mechanism, std::string user, std::string password,
-              std::string nonce = {});
+  ScramClient(Mechanism mechanism, std::string user, std::string password, std::string nonce = {});
   std::string first();
   // The client-final message answering `server_first`.
   Result<std::string> final(std::string_view server_first);

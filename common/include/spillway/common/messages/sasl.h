@@ -64,8 +64,7 @@ struct SaslAuthenticateResponse {
   }
 };
 
-Result<SaslAuthenticateResponse> decode_sasl_authenticate_response(
-    std::span<const std::byte> body);
+Result<SaslAuthenticateResponse> decode_sasl_authenticate_response(std::span<const std::byte> body);
 Status encode_sasl_authenticate_response(const SaslAuthenticateResponse& response,
                                          WriteBuffer& out) noexcept;
 
