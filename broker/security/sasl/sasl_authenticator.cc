@@ -11,6 +11,24 @@ namespace {
 
 constexpr auto kWindow = std::chrono::minutes(1);
 
+// A client-chosen user name, safe for one log line: at most 64 bytes,
+// control and non-ASCII bytes as \xNN.
+std::string printable(std::string_view user) {
+  std::string out;
+  for (unsigned char c : user.substr(0, 64)) {
+    if (c >= 0x20 && c < 0x7f && c != '\\') {
+      out += static_cast<char>(c);
+    } else {
+      static constexpr char kHex[] = "0123456789abcdef";
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  if (user.size() > 64) out += "...";
+  return out;
+}
+
 }  // namespace
 
 SaslAuthenticator::SaslAuthenticator(CredentialStore& store, SaslSettings settings)
@@ -62,7 +80,7 @@ void SaslAuthenticator::record_failure(const ConnectionSecurity& security,
         "SASL {} authentication of user \"{}\" from {} on listener {} failed: {} ({} more "
         "failure(s) "
         "not logged)",
-        mechanism, user, security.host, security.listener, reason, held_back);
+        mechanism, printable(user), security.host, security.listener, reason, held_back);
   }
 }
 
