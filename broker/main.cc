@@ -15,6 +15,7 @@
 #include "config/group_limits.h"
 #include "config/listener_list.h"
 #include "config/memory_budget_size.h"
+#include "config/sasl_settings.h"
 #include "core/cluster_id.h"
 #include "core/offset_store.h"
 #include "core/producer_ids.h"
@@ -32,6 +33,8 @@
 #include "protocol/dispatcher.h"
 #include "repair/repair_command.h"
 #include "runtime/core_set.h"
+#include "security/sasl/credential_store.h"
+#include "security/sasl/sasl_authenticator.h"
 #include "spillway/common/log.h"
 
 namespace {
@@ -81,12 +84,18 @@ int main(int argc, char** argv) {
     return 2;
   }
   for (const PlannedListener& planned : *listeners) {
-    if (planned.spec.security != security::SecurityProtocol::kPlaintext) {
+    // SASL is built (security/sasl/); TLS (SSL, SASL_SSL) is not yet.
+    if (security::uses_tls(planned.spec.security)) {
       std::fprintf(stderr, "spillway-broker: listener %s: %s is not available in this build\n",
                    planned.name.c_str(),
                    std::string(security::security_protocol_name(planned.spec.security)).c_str());
       return 2;
     }
+  }
+  Result<security::SaslSettings> sasl = sasl_settings(config);
+  if (!sasl.ok()) {
+    std::fprintf(stderr, "spillway-broker: %s\n", std::string(sasl.status().message()).c_str());
+    return 2;
   }
   Result<groups::GroupLimits> limits = group_limits(config);
   if (!limits.ok()) {
@@ -176,7 +185,16 @@ int main(int argc, char** argv) {
     return 1;
   }
   coordinator = group_coordinator->get();
+  // SCRAM credentials, loaded whether or not a listener uses SASL (so that
+  // `spillway user` works before one does).
+  security::CredentialStore credentials(fs, config.data_dir);
+  if (Status st = credentials.load(); !st.ok()) {
+    spdlog::critical("{}", st.message());
+    return 1;
+  }
+  security::SaslAuthenticator authenticator(credentials, std::move(*sasl));
   BrokerContext context{topics, offsets, config, &metrics, producer_ids->get(), coordinator};
+  context.sasl = &authenticator;
   NativeHandlers native_handlers(native_dispatcher, context, kBrokerVersion);
   Result<std::string> cluster_id = load_or_create_cluster_id(fs, config.data_dir);
   if (!cluster_id.ok()) {

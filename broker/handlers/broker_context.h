@@ -15,7 +15,8 @@ class GroupCoordinator;
 }
 namespace security {
 class Authorizer;
-}
+class SaslAuthenticator;
+}  // namespace security
 
 struct BrokerContext {
   TopicRegistry& topics;
@@ -30,6 +31,9 @@ struct BrokerContext {
   // ACLs (security/authorizer.h); null: authorization is off, everything is
   // allowed. Check with security::authorized(authorizer, exchange.security(), ...).
   const security::Authorizer* authorizer = nullptr;
+  // SASL (security/sasl/sasl_authenticator.h) and the SCRAM credentials;
+  // null: no listener uses SASL and the user apis answer kSecurityDisabled.
+  security::SaslAuthenticator* sasl = nullptr;
 };
 
 }  // namespace spillway::broker

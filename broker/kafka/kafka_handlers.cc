@@ -45,7 +45,9 @@ KafkaHandlers::KafkaHandlers(Dispatcher& dispatcher, KafkaContext& context)
       sync_group_(context),
       heartbeat_(context),
       leave_group_(context),
-      init_producer_id_(context) {
+      init_producer_id_(context),
+      sasl_handshake_(context),
+      sasl_authenticate_(context) {
   using kafka::ApiKey;
   add(dispatcher, ApiKey::kApiVersions, &api_versions_, /*any_version=*/true);
   add(dispatcher, ApiKey::kMetadata, &metadata_);
@@ -73,6 +75,10 @@ KafkaHandlers::KafkaHandlers(Dispatcher& dispatcher, KafkaContext& context)
     add(dispatcher, ApiKey::kLeaveGroup, &leave_group_);
   }
   add(dispatcher, ApiKey::kInitProducerId, &init_producer_id_);
+  // v0 is listed (librdkafka requires it in the range before it uses SASL
+  // at all) but refused when asked for (sasl_handlers.h).
+  add(dispatcher, ApiKey::kSaslHandshake, &sasl_handshake_);
+  add(dispatcher, ApiKey::kSaslAuthenticate, &sasl_authenticate_);
 }
 
 }  // namespace spillway::broker::kafka_listener
