@@ -15,6 +15,7 @@
 #include "config/group_limits.h"
 #include "config/listener_list.h"
 #include "config/memory_budget_size.h"
+#include "config/sasl_settings.h"
 #include "core/cluster_id.h"
 #include "core/offset_store.h"
 #include "core/producer_ids.h"
@@ -33,6 +34,8 @@
 #include "repair/repair_command.h"
 #include "runtime/core_set.h"
 #include "security/acl/acl_manager.h"
+#include "security/sasl/credential_store.h"
+#include "security/sasl/sasl_authenticator.h"
 #include "spillway/common/log.h"
 
 namespace {
@@ -82,12 +85,18 @@ int main(int argc, char** argv) {
     return 2;
   }
   for (const PlannedListener& planned : *listeners) {
-    if (planned.spec.security != security::SecurityProtocol::kPlaintext) {
+    // SASL is built (security/sasl/); TLS (SSL, SASL_SSL) is not yet.
+    if (security::uses_tls(planned.spec.security)) {
       std::fprintf(stderr, "spillway-broker: listener %s: %s is not available in this build\n",
                    planned.name.c_str(),
                    std::string(security::security_protocol_name(planned.spec.security)).c_str());
       return 2;
     }
+  }
+  Result<security::SaslSettings> sasl = sasl_settings(config);
+  if (!sasl.ok()) {
+    std::fprintf(stderr, "spillway-broker: %s\n", std::string(sasl.status().message()).c_str());
+    return 2;
   }
   Result<groups::GroupLimits> limits = group_limits(config);
   if (!limits.ok()) {
@@ -198,7 +207,16 @@ int main(int argc, char** argv) {
     spdlog::info("authorization on: {} ACL(s), {} super-user(s)",
                  acls->matching(security::AclFilter{}).size(), super_user_count);
   }
+  // SCRAM credentials, loaded whether or not a listener uses SASL (so that
+  // `spillway user` works before one does).
+  security::CredentialStore credentials(fs, config.data_dir);
+  if (Status st = credentials.load(); !st.ok()) {
+    spdlog::critical("{}", st.message());
+    return 1;
+  }
+  security::SaslAuthenticator authenticator(credentials, std::move(*sasl));
   BrokerContext context{topics, offsets, config, &metrics, producer_ids->get(), coordinator};
+  context.sasl = &authenticator;
   if (acls != nullptr) {
     context.authorizer = &acls->authorizer();
     context.acls = acls.get();

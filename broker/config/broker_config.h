@@ -67,6 +67,10 @@ struct BrokerConfig {
   int64_t group_max_assignment_bytes = int64_t{1} << 20;
   // [metrics]
   std::string metrics_listen;  // empty = no metrics endpoint
+  // [sasl] (security/sasl/sasl_authenticator.h)
+  std::string sasl_mechanisms = "SCRAM-SHA-256,SCRAM-SHA-512";
+  int64_t sasl_max_failed_authentications = 10;
+  int64_t sasl_max_token_bytes = 8192;
   // [authorization] (security/acl/)
   bool authorization_enabled = false;
   std::string authorization_super_users;  // "User:admin;User:ops"

@@ -421,6 +421,38 @@ const std::array kKeys = {
               {},
               "",
               "address of the Prometheus /metrics endpoint; empty = off"},
+    ConfigKey{"sasl",
+              "mechanisms",
+              "sasl-mechanisms",
+              K::kString,
+              &C::sasl_mechanisms,
+              0,
+              0,
+              {},
+              "",
+              "SASL mechanisms SASL listeners offer, separated by commas: PLAIN, SCRAM-SHA-256, "
+              "SCRAM-SHA-512"},
+    ConfigKey{"sasl",
+              "max_failed_authentications",
+              "sasl-max-failed-authentications",
+              K::kInteger,
+              &C::sasl_max_failed_authentications,
+              1,
+              1'000'000,
+              {},
+              "failures per minute",
+              "failed authentications one client address may make per minute; past that its "
+              "attempts are refused until the minute is over"},
+    ConfigKey{"sasl",
+              "max_token_bytes",
+              "sasl-max-token-bytes",
+              K::kInteger,
+              &C::sasl_max_token_bytes,
+              256,
+              1 << 20,
+              {},
+              "bytes",
+              "largest SASL token a client may send; larger: authentication fails"},
     // [authorization] (security/acl/; docs/security-acls.md)
     ConfigKey{"authorization",
               "enabled",
@@ -556,6 +588,9 @@ Status set_string(const ConfigKey& key, std::string_view value, BrokerConfig& co
       break;
     case K::kAdvertisedList:
       if (!parse_advertised_list(value).ok()) return mismatch(key, quoted);
+      break;
+    case K::kPrincipalList:
+      if (!security::parse_super_users(value).ok()) return mismatch(key, quoted);
       break;
     case K::kString:
       if (value.empty()) return mismatch(key, "an empty string");

@@ -15,8 +15,9 @@ class GroupCoordinator;
 }
 namespace security {
 class Authorizer;
+class SaslAuthenticator;
 class AclManager;
-}
+}  // namespace security
 
 struct BrokerContext {
   TopicRegistry& topics;
@@ -31,6 +32,9 @@ struct BrokerContext {
   // ACLs (security/authorizer.h); null: authorization is off, everything is
   // allowed. Check with security::authorized(authorizer, exchange.security(), ...).
   const security::Authorizer* authorizer = nullptr;
+  // SASL (security/sasl/sasl_authenticator.h) and the SCRAM credentials;
+  // null: no listener uses SASL and the user apis answer kSecurityDisabled.
+  security::SaslAuthenticator* sasl = nullptr;
   // The rules behind `authorizer`, for the ACL APIs (Describe/Create/
   // DeleteAcls, native keys 20-22); null when authorization is off.
   security::AclManager* acls = nullptr;

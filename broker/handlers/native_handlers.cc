@@ -8,7 +8,9 @@
 #include "spillway/common/messages/offsets.h"
 #include "spillway/common/messages/produce.h"
 #include "spillway/common/messages/producer_id.h"
+#include "spillway/common/messages/sasl.h"
 #include "spillway/common/messages/topics.h"
+#include "spillway/common/messages/users.h"
 
 namespace spillway::broker {
 
@@ -30,7 +32,12 @@ NativeHandlers::NativeHandlers(Dispatcher& dispatcher, BrokerContext& context,
       leave_group_(context),
       list_groups_(context),
       describe_groups_(context),
-      delete_groups_(context) {
+      delete_groups_(context),
+      sasl_handshake_(context),
+      sasl_authenticate_(context),
+      list_users_(context),
+      upsert_user_(context),
+      delete_user_(context) {
   using namespace messages;
   using frame::ApiKey;
   dispatcher.add(ApiKey::kApiVersions, kApiVersionsVersion, kApiVersionsVersion, &api_versions_);
@@ -62,6 +69,13 @@ NativeHandlers::NativeHandlers(Dispatcher& dispatcher, BrokerContext& context,
   }
   dispatcher.add(ApiKey::kCommitMemberOffsets, kCommitMemberOffsetsVersion,
                  kCommitMemberOffsetsVersion, &commit_member_offsets_);
+  dispatcher.add(ApiKey::kSaslHandshake, kSaslHandshakeVersion, kSaslHandshakeVersion,
+                 &sasl_handshake_);
+  dispatcher.add(ApiKey::kSaslAuthenticate, kSaslAuthenticateVersion, kSaslAuthenticateVersion,
+                 &sasl_authenticate_);
+  dispatcher.add(ApiKey::kListUsers, kListUsersVersion, kListUsersVersion, &list_users_);
+  dispatcher.add(ApiKey::kUpsertUser, kUpsertUserVersion, kUpsertUserVersion, &upsert_user_);
+  dispatcher.add(ApiKey::kDeleteUser, kDeleteUserVersion, kDeleteUserVersion, &delete_user_);
 }
 
 }  // namespace spillway::broker

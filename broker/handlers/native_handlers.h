@@ -11,6 +11,8 @@
 #include "produce_handler.h"
 #include "protocol/api_versions_handler.h"
 #include "protocol/dispatcher.h"
+#include "sasl_handlers.h"
+#include "user_handlers.h"
 
 namespace spillway::broker {
 
@@ -41,6 +43,11 @@ class NativeHandlers {
   ListGroupsHandler list_groups_;
   DescribeGroupsHandler describe_groups_;
   DeleteGroupsHandler delete_groups_;
+  NativeSaslHandshakeHandler sasl_handshake_;
+  NativeSaslAuthenticateHandler sasl_authenticate_;
+  ListUsersHandler list_users_;
+  UpsertUserHandler upsert_user_;
+  DeleteUserHandler delete_user_;
 };
 
 }  // namespace spillway::broker

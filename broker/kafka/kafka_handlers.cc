@@ -46,6 +46,8 @@ KafkaHandlers::KafkaHandlers(Dispatcher& dispatcher, KafkaContext& context)
       heartbeat_(context),
       leave_group_(context),
       init_producer_id_(context),
+      sasl_handshake_(context),
+      sasl_authenticate_(context),
       describe_acls_(context),
       create_acls_(context),
       delete_acls_(context) {
@@ -76,6 +78,10 @@ KafkaHandlers::KafkaHandlers(Dispatcher& dispatcher, KafkaContext& context)
     add(dispatcher, ApiKey::kLeaveGroup, &leave_group_);
   }
   add(dispatcher, ApiKey::kInitProducerId, &init_producer_id_);
+  // v0 is listed (librdkafka requires it in the range before it uses SASL
+  // at all) but refused when asked for (sasl_handlers.h).
+  add(dispatcher, ApiKey::kSaslHandshake, &sasl_handshake_);
+  add(dispatcher, ApiKey::kSaslAuthenticate, &sasl_authenticate_);
   add(dispatcher, ApiKey::kDescribeAcls, &describe_acls_);
   add(dispatcher, ApiKey::kCreateAcls, &create_acls_);
   add(dispatcher, ApiKey::kDeleteAcls, &delete_acls_);

@@ -23,6 +23,7 @@
 #include "offset_for_leader_epoch_handler.h"
 #include "produce_handler.h"
 #include "protocol/dispatcher.h"
+#include "sasl_handlers.h"
 #include "sync_group_handler.h"
 
 namespace spillway::broker::kafka_listener {
@@ -59,6 +60,8 @@ class KafkaHandlers {
   HeartbeatHandler heartbeat_;
   LeaveGroupHandler leave_group_;
   InitProducerIdHandler init_producer_id_;
+  SaslHandshakeHandler sasl_handshake_;
+  SaslAuthenticateHandler sasl_authenticate_;
   DescribeAclsHandler describe_acls_;
   CreateAclsHandler create_acls_;
   DeleteAclsHandler delete_acls_;

@@ -294,6 +294,11 @@ void Session::on_body(const asio::error_code& ec) {
        .security = &security_});
   dispatcher_.dispatch(exchange);
   free_body();  // handlers copy what they keep
+  if (exchange.closes_after_response()) {
+    // Read nothing more: the writer closes after this response.
+    reader_done();
+    return;
+  }
   read_header();
 }
 

@@ -6,6 +6,7 @@
 #include <cassert>
 #include <string>
 
+#include "security/connection_security.h"
 #include "spillway/common/kafka/header.h"
 
 namespace spillway::broker {
@@ -63,8 +64,35 @@ Exchange::Framing Dispatcher::framing(const frame::RequestHeader& header) const 
              : Exchange::Framing::kKafkaV0;
 }
 
+bool Dispatcher::served_before_authentication(int16_t key) const {
+  if (protocol_ == Protocol::kNative) {
+    return key == static_cast<int16_t>(frame::ApiKey::kApiVersions) ||
+           key == static_cast<int16_t>(frame::ApiKey::kSaslHandshake) ||
+           key == static_cast<int16_t>(frame::ApiKey::kSaslAuthenticate);
+  }
+  return key == static_cast<int16_t>(kafka::ApiKey::kApiVersions) ||
+         key == static_cast<int16_t>(kafka::ApiKey::kSaslHandshake) ||
+         key == static_cast<int16_t>(kafka::ApiKey::kSaslAuthenticate);
+}
+
 void Dispatcher::dispatch(Exchange& exchange) const {
   const frame::RequestHeader& header = exchange.header();
+  if (const security::ConnectionSecurity* security = exchange.security();
+      security != nullptr && !security->authenticated &&
+      !served_before_authentication(header.api_key)) {
+    // A SASL listener serves nothing else before authentication. Native:
+    // an error frame, then the connection closes; Kafka has no error frame
+    // for it: no response, the connection closes (as Kafka does).
+    spdlog::debug("{} request {} from {} before authentication; closing the connection",
+                  protocol_ == Protocol::kNative ? "native" : "Kafka", header.api_key,
+                  exchange.peer());
+    exchange.close_after_response();
+    exchange.finish(Status(ErrorCode::kAuthenticationFailed,
+                           "authenticate first: this listener requires SASL authentication "
+                           "before any request other than ApiVersions, SaslHandshake and "
+                           "SaslAuthenticate"));
+    return;
+  }
   const Status servable = check(header);
   const Entry* entry = servable.ok() ? &table_[header.api_key] : nullptr;
   if (protocol_ == Protocol::kKafka) {

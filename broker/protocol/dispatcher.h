@@ -77,6 +77,9 @@ class Dispatcher {
   // Ok when the request is servable; the error otherwise.
   Status check(const frame::RequestHeader& header) const;
   const char* api_name(int16_t key) const;
+  // ApiVersions and the SASL requests: what a connection that has not
+  // authenticated yet may send.
+  bool served_before_authentication(int16_t key) const;
   void dispatch_kafka(Exchange& exchange, const Entry* entry, const Status& servable) const;
 
   const Protocol protocol_;

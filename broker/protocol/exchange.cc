@@ -52,6 +52,7 @@ void Exchange::reset(Start start) noexcept {
   ++generation_;
   finished_ = false;
   without_response_ = false;
+  close_after_response_ = false;
   started_ = std::chrono::steady_clock::now();
   // Room for the response header, patched by finish(). The scratch always
   // has it, so this cannot fail.

@@ -145,6 +145,12 @@ class Exchange {
   // responses after it. Call on executor()'s thread, once, instead of finish().
   void finish_without_response() noexcept;
 
+  // Asks the connection to close once this exchange's response is written
+  // (a failed authentication, a request before authentication). Call
+  // before finish(), during the handler's handle().
+  void close_after_response() noexcept { close_after_response_ = true; }
+  bool closes_after_response() const noexcept { return close_after_response_; }
+
   bool finished() const noexcept { return finished_; }
   // After finish_without_response(): there is no frame to write.
   bool without_response() const noexcept { return without_response_; }
@@ -205,6 +211,7 @@ class Exchange {
   std::chrono::steady_clock::time_point started_{};
   bool finished_ = false;
   bool without_response_ = false;
+  bool close_after_response_ = false;
   std::array<std::unique_ptr<ExchangeState>, kStateSlots> states_;
 };
 

@@ -90,6 +90,10 @@ void add_consume_command(CLI::App& app, int* exit_code);
 // `spillway group list|describe|reset-offsets|delete`.
 void add_group_command(CLI::App& app, int* exit_code);
 
+// `spillway user create|delete|list`: SCRAM users, through the broker or
+// offline in a stopped broker's data directory (--data-dir).
+void add_user_command(CLI::App& app, int* exit_code);
+
 // `spillway perf produce|consume|e2e`: load tests; see client/cli/perf_command.cc.
 void add_perf_command(CLI::App& app, int* exit_code);
 

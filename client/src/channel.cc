@@ -104,8 +104,8 @@ Status Channel::connect(std::string_view address, const ConnectionOptions& optio
   close();
   address_ = std::string(address);
   options_ = options;
-  if (options.security.tls.enabled || !options.security.sasl.mechanism.empty()) {
-    return Status(ErrorCode::kInvalidArgument, "TLS and SASL are not available in this build");
+  if (options.security.tls.enabled) {
+    return Status(ErrorCode::kInvalidArgument, "TLS is not available in this build");
   }
   std::string host, port;
   SPILLWAY_RETURN_IF_ERROR(split_address(address, &host, &port));
@@ -143,6 +143,12 @@ Status Channel::connect(std::string_view address, const ConnectionOptions& optio
   tv.tv_sec = options_.request_timeout.count() / 1000;
   tv.tv_usec = (options_.request_timeout.count() % 1000) * 1000;
   ::setsockopt(fd_, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+  if (!options_.security.sasl.mechanism.empty()) {
+    if (Status st = authenticate(); !st.ok()) {
+      close();
+      return st;
+    }
+  }
   return Status::Ok();
 }
 

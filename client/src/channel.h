@@ -123,6 +123,11 @@ class Channel {
   const ConnectionOptions& options() const noexcept { return options_; }
 
  private:
+  // SASL on a new connection (channel_sasl.cc): SaslHandshake and
+  // SaslAuthenticate with options_.security.sasl. kAuthenticationFailed
+  // (with the broker's message), kUnsupportedSaslMechanism, ...
+  Status authenticate();
+
   using Clock = std::chrono::steady_clock;
   // When a response must be complete, and the timeout that set it.
   struct Deadline {

@@ -11,7 +11,9 @@
 #      back: the same lines, each key's values in the order produced;
 #   3. the native CLI consumes the same 300 lines (cross-protocol);
 #   4. lines produced with the native CLI come out of `kcat -C`;
-#   5. SIGTERM stops the broker with exit 0.
+#   5. SIGTERM stops the broker with exit 0;
+#   6. a broker with a further Kafka listener ([kafka] listeners) tells a
+#      client the advertised address of the listener it came in on.
 # Every kcat call runs under `timeout` so that a broker that never answers
 # fails the test instead of hanging it (no time is asserted).
 # kcat is installed by scripts/dev.sh (scripts/deps.txt); a missing kcat
@@ -96,4 +98,27 @@ status=0
 wait "$broker_pid" || status=$?
 broker_pid=""
 [[ $status -eq 0 ]] || fail "the broker exited $status on SIGTERM"
+
+# 6. Two Kafka listeners, each advertising its own address.
+"$broker_bin" --listen 127.0.0.1:0 --kafka-listen 127.0.0.1:0 --data-dir "$work/data2" \
+  --kafka-listeners PLAINTEXT://127.0.0.1:0 \
+  --kafka-advertised-listeners PLAINTEXT://second.example.com:19092 >"$work/broker2.log" 2>&1 &
+broker_pid=$!
+first="" second=""
+for _ in $(seq 1 300); do
+  first=$(sed -n 's/.* kafka on \(127\.0\.0\.1:[0-9]*\) .*/\1/p' "$work/broker2.log" | head -n 1)
+  second=$(sed -n 's/.* kafka PLAINTEXT on \(127\.0\.0\.1:[0-9]*\) .*/\1/p' "$work/broker2.log" | head -n 1)
+  [[ -z "$first" || -z "$second" ]] || break
+  kill -0 "$broker_pid" 2>/dev/null || fail "the broker with two Kafka listeners exited"
+  sleep 0.1
+done
+[[ -n "$first" && -n "$second" ]] || fail "the broker did not log both Kafka listeners"
+timeout 120 kcat -b "$second" -L >"$work/list2" 2>&1 || { cat "$work/list2" >&2; fail "kcat -L on the second listener failed"; }
+grep -q "broker 0 at second.example.com:19092" "$work/list2" || { cat "$work/list2" >&2; fail "the second listener did not advertise its own address"; }
+timeout 120 kcat -b "$first" -L >"$work/list1" 2>&1 || { cat "$work/list1" >&2; fail "kcat -L on the first listener failed"; }
+grep -q "broker 0 at $first" "$work/list1" || { cat "$work/list1" >&2; fail "the first listener did not advertise its bound address"; }
+kill -TERM "$broker_pid"
+wait "$broker_pid" || fail "the broker with two Kafka listeners did not stop cleanly"
+broker_pid=""
+say "two Kafka listeners: each advertises its own address"
 say "passed"

@@ -1,6 +1,6 @@
 // Administrative calls on one broker: ApiVersions/ping, topic management
-// (create, delete, list, describe) and consumer group administration (list,
-// describe with lag, delete, offset reset).
+// (create, delete, list, describe), consumer group administration (list,
+// describe with lag, delete, offset reset) and SCRAM users.
 #pragma once
 
 #include <chrono>
@@ -32,6 +32,13 @@ struct TopicOptions {
   int64_t retention_bytes = kBrokerDefault;  // or kUnlimited
   int64_t retention_ms = kBrokerDefault;     // or kUnlimited
   int64_t segment_bytes = kBrokerDefault;
+};
+
+// A SCRAM credential the broker holds (Admin::list_users).
+struct UserListing {
+  std::string user;
+  std::string mechanism;  // "SCRAM-SHA-256" or "SCRAM-SHA-512"
+  int32_t iterations = 0;
 };
 
 class Admin {
@@ -80,6 +87,17 @@ class Admin {
   Result<std::vector<OffsetResetResult>> reset_offsets(std::string_view group,
                                                        std::string_view topic,
                                                        const OffsetResetSpec& spec);
+
+  // SCRAM users (docs/security-sasl.md). upsert_user derives the salt,
+  // StoredKey and ServerKey here and sends only those: the password never
+  // leaves this process. `mechanism` is "SCRAM-SHA-256" or "SCRAM-SHA-512";
+  // `iterations` 4096 to 16384. Errors: kInvalidArgument,
+  // kClusterAuthorizationFailed (needs Alter/Describe on the cluster).
+  Result<std::vector<UserListing>> list_users();
+  Status upsert_user(std::string_view user, std::string_view mechanism, std::string_view password,
+                     int32_t iterations);
+  // `mechanism` empty: every mechanism of the user.
+  Status delete_user(std::string_view user, std::string_view mechanism = {});
 
   Connection& connection() noexcept { return connection_; }
 
