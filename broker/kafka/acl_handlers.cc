@@ -36,8 +36,8 @@ E code_to(int8_t code, E last) {
 }
 
 AclFilter to_filter(int8_t type, std::optional<std::string_view> name, int8_t pattern,
-                    std::optional<std::string_view> principal,
-                    std::optional<std::string_view> host, int8_t operation, int8_t permission) {
+                    std::optional<std::string_view> principal, std::optional<std::string_view> host,
+                    int8_t operation, int8_t permission) {
   AclFilter f;
   f.resource_type = code_to(type, ResourceType::kTransactionalId);
   if (name) f.resource_name = std::string(*name);

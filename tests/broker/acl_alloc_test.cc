@@ -40,8 +40,8 @@ TEST(AclAllocations, AllowedOnACoreAllocatesNothing) {
     allowed += authorizer.allowed(who, AclOperation::kRead, ResourceType::kTopic, "logs-app");
     allowed += authorizer.allowed(who, AclOperation::kRead, ResourceType::kGroup, "g");
     allowed += authorizer.allowed(who, AclOperation::kRead, ResourceType::kTopic, "nope");
-    allowed += authorizer.allowed("User:evil", "h", AclOperation::kRead, ResourceType::kTopic,
-                                  "logs-app");
+    allowed +=
+        authorizer.allowed("User:evil", "h", AclOperation::kRead, ResourceType::kTopic, "logs-app");
     allowed += authorizer.allowed("User:admin", "h", AclOperation::kAll, ResourceType::kCluster,
                                   "kafka-cluster");
   }

@@ -1,11 +1,11 @@
 // The ACL model and authorizer: Kafka's filter semantics, deny over allow,
 // implied operations, wildcards, prefixes, super-users, and the file.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <asio/io_context.hpp>
 #include <filesystem>
 #include <string>
-#include <unistd.h>
 
 #include "security/acl/acl_authorizer.h"
 #include "security/acl/acl_binding.h"
@@ -21,16 +21,16 @@ using RT = ResourceType;
 
 AclBinding rule(RT type, std::string name, PatternType pattern, std::string principal, Op op,
                 AclPermission permission = AclPermission::kAllow, std::string host = "*") {
-  return AclBinding{type, std::move(name), pattern, std::move(principal), std::move(host), op,
-                    permission};
+  return AclBinding{type, std::move(name), pattern, std::move(principal), std::move(host),
+                    op,   permission};
 }
 
 AclBinding allow_topic(std::string name, std::string principal, Op op) {
   return rule(RT::kTopic, std::move(name), PatternType::kLiteral, std::move(principal), op);
 }
 
-bool check(const AclSnapshot& s, std::string_view principal, Op op, RT type,
-           std::string_view name, std::string_view host = "127.0.0.1") {
+bool check(const AclSnapshot& s, std::string_view principal, Op op, RT type, std::string_view name,
+           std::string_view host = "127.0.0.1") {
   return s.allowed(principal, host, op, type, name);
 }
 
@@ -68,10 +68,10 @@ TEST(AclSnapshot, ImpliedOperations) {
 }
 
 TEST(AclSnapshot, DenyWins) {
-  const AclSnapshot s({allow_topic("t", "User:u", Op::kAll),
-                       rule(RT::kTopic, "t", PatternType::kLiteral, "User:u", Op::kRead,
-                            AclPermission::kDeny)},
-                      1);
+  const AclSnapshot s(
+      {allow_topic("t", "User:u", Op::kAll),
+       rule(RT::kTopic, "t", PatternType::kLiteral, "User:u", Op::kRead, AclPermission::kDeny)},
+      1);
   EXPECT_FALSE(check(s, "User:u", Op::kRead, RT::kTopic, "t"));
   EXPECT_TRUE(check(s, "User:u", Op::kWrite, RT::kTopic, "t"));
   // Denying Read does not deny the Describe that other rules imply.
@@ -161,8 +161,8 @@ TEST(AclBinding, Validation) {
       validate_binding(rule(RT::kTopic, "t", PatternType::kMatch, "User:u", Op::kRead)).ok());
   EXPECT_FALSE(
       validate_binding(rule(RT::kCluster, "x", PatternType::kLiteral, "User:u", Op::kAlter)).ok());
-  EXPECT_TRUE(validate_binding(rule(RT::kCluster, "kafka-cluster", PatternType::kLiteral,
-                                    "User:u", Op::kAlter))
+  EXPECT_TRUE(validate_binding(
+                  rule(RT::kCluster, "kafka-cluster", PatternType::kLiteral, "User:u", Op::kAlter))
                   .ok());
   EXPECT_EQ(parse_operation("DESCRIBE_CONFIGS"), Op::kDescribeConfigs);
   EXPECT_EQ(parse_operation("describe-configs"), Op::kDescribeConfigs);
@@ -189,10 +189,9 @@ TEST(AclAuthorizer, SuperUsersAndSwap) {
 }
 
 TEST(AclStore, RoundTripAndDamage) {
-  const std::vector<AclBinding> rules = {
-      allow_topic("a", "User:u", Op::kWrite),
-      rule(RT::kGroup, "g-", PatternType::kPrefixed, "User:*", Op::kRead, AclPermission::kDeny,
-           "10.1.2.3")};
+  const std::vector<AclBinding> rules = {allow_topic("a", "User:u", Op::kWrite),
+                                         rule(RT::kGroup, "g-", PatternType::kPrefixed, "User:*",
+                                              Op::kRead, AclPermission::kDeny, "10.1.2.3")};
   const std::string bytes = encode_acls(rules);
   Result<std::vector<AclBinding>> back = decode_acls(bytes);
   ASSERT_TRUE(back.ok()) << back.status().message();

@@ -128,8 +128,9 @@ size_t delete_topic_acls(KafkaAdmin& admin, const std::string& name) {
 }
 
 // Produces one message to partition 0 of `topic`; the delivery error.
-rd_kafka_resp_err_t produce_one(const std::string& bootstrap, const std::string& topic,
-                                const std::vector<std::pair<std::string, std::string>>& extra = {}) {
+rd_kafka_resp_err_t produce_one(
+    const std::string& bootstrap, const std::string& topic,
+    const std::vector<std::pair<std::string, std::string>>& extra = {}) {
   struct Delivery {
     bool done = false;
     rd_kafka_resp_err_t err = RD_KAFKA_RESP_ERR_NO_ERROR;
@@ -139,7 +140,8 @@ rd_kafka_resp_err_t produce_one(const std::string& bootstrap, const std::string&
   rd_kafka_conf_set(conf, "bootstrap.servers", bootstrap.c_str(), errstr, sizeof(errstr));
   rd_kafka_conf_set(conf, "message.timeout.ms", "15000", errstr, sizeof(errstr));
   rd_kafka_conf_set(conf, "log_level", "3", errstr, sizeof(errstr));
-  for (const auto& [k, v] : extra) rd_kafka_conf_set(conf, k.c_str(), v.c_str(), errstr, sizeof(errstr));
+  for (const auto& [k, v] : extra)
+    rd_kafka_conf_set(conf, k.c_str(), v.c_str(), errstr, sizeof(errstr));
   rd_kafka_conf_set_dr_msg_cb(conf, [](rd_kafka_t*, const rd_kafka_message_t* m, void* opaque) {
     auto* d = static_cast<Delivery*>(opaque);
     d->done = true;
@@ -241,7 +243,10 @@ std::set<std::string> listed_topics(KafkaAdmin& admin) {
 std::unique_ptr<BrokerProcess> start(const TempDir& dir, bool anonymous_is_super_user) {
   BrokerProcess::Options options;
   options.default_data_dir = false;
-  options.args = {"--data-dir", dir.path().string(), "--authorization-enabled", "true",
+  options.args = {"--data-dir",
+                  dir.path().string(),
+                  "--authorization-enabled",
+                  "true",
                   "--authorization-super-users",
                   anonymous_is_super_user ? "User:ANONYMOUS" : "User:admin"};
   auto started = BrokerProcess::start(options);
@@ -276,18 +281,18 @@ TEST(KafkaAcls, RulesAreEnforcedAndSurviveARestart) {
     for (const char* t : {"a", "p-open", "p-secret"}) {
       EXPECT_EQ(produce_one(broker->kafka_address(), t), RD_KAFKA_RESP_ERR_NO_ERROR) << t;
     }
-    const std::vector<std::string> created = create_acls(
-        admin, {
-                   {kCluster, "kafka-cluster", kLiteral, RD_KAFKA_ACL_OPERATION_ALTER},
-                   {kTopic, "a", kLiteral, RD_KAFKA_ACL_OPERATION_WRITE},
-                   {kTopic, "p-", kPrefixed, RD_KAFKA_ACL_OPERATION_READ},
-                   {kTopic, "p-secret", kLiteral, RD_KAFKA_ACL_OPERATION_READ,
-                    RD_KAFKA_ACL_PERMISSION_TYPE_DENY},
-                   {kGroup, "readers", kLiteral, RD_KAFKA_ACL_OPERATION_READ},
-                   // Someone else's rule: gives ANONYMOUS nothing.
-                   {kTopic, "b", kLiteral, RD_KAFKA_ACL_OPERATION_ALL,
-                    RD_KAFKA_ACL_PERMISSION_TYPE_ALLOW, "User:bob"},
-               });
+    const std::vector<std::string> created =
+        create_acls(admin, {
+                               {kCluster, "kafka-cluster", kLiteral, RD_KAFKA_ACL_OPERATION_ALTER},
+                               {kTopic, "a", kLiteral, RD_KAFKA_ACL_OPERATION_WRITE},
+                               {kTopic, "p-", kPrefixed, RD_KAFKA_ACL_OPERATION_READ},
+                               {kTopic, "p-secret", kLiteral, RD_KAFKA_ACL_OPERATION_READ,
+                                RD_KAFKA_ACL_PERMISSION_TYPE_DENY},
+                               {kGroup, "readers", kLiteral, RD_KAFKA_ACL_OPERATION_READ},
+                               // Someone else's rule: gives ANONYMOUS nothing.
+                               {kTopic, "b", kLiteral, RD_KAFKA_ACL_OPERATION_ALL,
+                                RD_KAFKA_ACL_PERMISSION_TYPE_ALLOW, "User:bob"},
+                           });
     EXPECT_EQ(created, std::vector<std::string>(6, ""));
     EXPECT_EQ(describe_acls(admin).size(), 6u);
     ASSERT_TRUE(broker->stop(SIGTERM).ok());
@@ -299,10 +304,10 @@ TEST(KafkaAcls, RulesAreEnforcedAndSurviveARestart) {
 
   // Cluster Alter lets ANONYMOUS manage ACLs, but describing them needs
   // Describe (which Alter implies).
-  EXPECT_EQ(describe_acls(admin),
-            (std::vector<std::string>{"BROKER:kafka-cluster:ALTER", "GROUP:readers:READ",
-                                      "TOPIC:a:WRITE", "TOPIC:b:ALL", "TOPIC:p-:READ",
-                                      "TOPIC:p-secret:READ"}));
+  EXPECT_EQ(
+      describe_acls(admin),
+      (std::vector<std::string>{"BROKER:kafka-cluster:ALTER", "GROUP:readers:READ", "TOPIC:a:WRITE",
+                                "TOPIC:b:ALL", "TOPIC:p-:READ", "TOPIC:p-secret:READ"}));
 
   // Write on a: may write a, not read it, not write b.
   EXPECT_EQ(produce_one(bootstrap, "a"), RD_KAFKA_RESP_ERR_NO_ERROR);
@@ -362,18 +367,23 @@ TEST(KafkaAcls, SaslUsersAreHeldToTheirOwnRules) {
   TempDir dir;
   std::vector<scram::UserCredential> users;
   for (const char* user : {"alice", "bob"}) {
-    users.push_back({user, scram::make_credential(scram::Mechanism::kSha256,
-                                                  std::string(user) + "-pw",
-                                                  scram::random_bytes(16), 4096)});
+    users.push_back(
+        {user, scram::make_credential(scram::Mechanism::kSha256, std::string(user) + "-pw",
+                                      scram::random_bytes(16), 4096)});
   }
   std::ofstream(dir.path() / "credentials", std::ios::binary) << scram::encode_credentials(users);
   BrokerProcess::Options options;
   options.default_data_dir = false;
   // PLAINTEXT on 127.0.0.1 is the administrator's (User:ANONYMOUS a
   // super-user); alice and bob come in over SASL.
-  options.args = {"--data-dir", dir.path().string(), "--kafka-listeners",
-                  "SASL_PLAINTEXT://127.0.0.1:0", "--authorization-enabled", "true",
-                  "--authorization-super-users", "User:ANONYMOUS"};
+  options.args = {"--data-dir",
+                  dir.path().string(),
+                  "--kafka-listeners",
+                  "SASL_PLAINTEXT://127.0.0.1:0",
+                  "--authorization-enabled",
+                  "true",
+                  "--authorization-super-users",
+                  "User:ANONYMOUS"};
   auto started = BrokerProcess::start(options);
   ASSERT_TRUE(started.ok()) << started.status().to_string();
   BrokerProcess& broker = **started;
@@ -397,11 +407,10 @@ TEST(KafkaAcls, SaslUsersAreHeldToTheirOwnRules) {
             std::vector<std::string>(3, ""));
   const std::string sasl = "127.0.0.1:" + std::to_string(sasl_port);
   auto as = [](const std::string& user) {
-    return std::vector<std::pair<std::string, std::string>>{
-        {"security.protocol", "SASL_PLAINTEXT"},
-        {"sasl.mechanism", "SCRAM-SHA-256"},
-        {"sasl.username", user},
-        {"sasl.password", user + "-pw"}};
+    return std::vector<std::pair<std::string, std::string>>{{"security.protocol", "SASL_PLAINTEXT"},
+                                                            {"sasl.mechanism", "SCRAM-SHA-256"},
+                                                            {"sasl.username", user},
+                                                            {"sasl.password", user + "-pw"}};
   };
   EXPECT_EQ(produce_one(sasl, "alice-t", as("alice")), RD_KAFKA_RESP_ERR_NO_ERROR);
   EXPECT_EQ(produce_one(sasl, "bob-t", as("bob")), RD_KAFKA_RESP_ERR_NO_ERROR);

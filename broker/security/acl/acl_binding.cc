@@ -23,7 +23,9 @@ bool name_matches(const AclFilter& filter, const AclBinding& b) {
   }
 }
 
-Status invalid(std::string what) { return Status(ErrorCode::kInvalidArgument, std::move(what)); }
+Status invalid(std::string what) {
+  return Status(ErrorCode::kInvalidArgument, std::move(what));
+}
 
 // Lower case without '_' and '-', so "DESCRIBE_CONFIGS", "describe-configs"
 // and "DescribeConfigs" compare equal.
@@ -142,15 +144,27 @@ Status validate_filter(const AclFilter& f) {
   return Status::Ok();
 }
 
-std::string_view resource_type_name(ResourceType type) { return name_of(type, kResourceNames); }
-std::string_view pattern_type_name(PatternType type) { return name_of(type, kPatternNames); }
-std::string_view operation_name(AclOperation op) { return name_of(op, kOperationNames); }
-std::string_view permission_name(AclPermission p) { return name_of(p, kPermissionNames); }
+std::string_view resource_type_name(ResourceType type) {
+  return name_of(type, kResourceNames);
+}
+std::string_view pattern_type_name(PatternType type) {
+  return name_of(type, kPatternNames);
+}
+std::string_view operation_name(AclOperation op) {
+  return name_of(op, kOperationNames);
+}
+std::string_view permission_name(AclPermission p) {
+  return name_of(p, kPermissionNames);
+}
 ResourceType parse_resource_type(std::string_view text) {
   return parse_named(text, kResourceNames);
 }
-PatternType parse_pattern_type(std::string_view text) { return parse_named(text, kPatternNames); }
-AclOperation parse_operation(std::string_view text) { return parse_named(text, kOperationNames); }
+PatternType parse_pattern_type(std::string_view text) {
+  return parse_named(text, kPatternNames);
+}
+AclOperation parse_operation(std::string_view text) {
+  return parse_named(text, kOperationNames);
+}
 AclPermission parse_permission(std::string_view text) {
   return parse_named(text, kPermissionNames);
 }

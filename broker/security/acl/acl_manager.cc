@@ -24,9 +24,9 @@ Result<std::unique_ptr<AclManager>> AclManager::open(storage::FileSystem& fs,
 AclManager::AclManager(AclStore store, std::vector<AclBinding> rules,
                        std::vector<std::string> super_users, CoreSet* cores)
     : store_(std::move(store)), cores_(cores), rules_(std::move(rules)) {
-  authorizer_ = std::make_unique<AclAuthorizer>(
-      std::move(super_users), cores == nullptr ? 0 : cores->size(),
-      std::make_shared<const AclSnapshot>(rules_, version_));
+  authorizer_ =
+      std::make_unique<AclAuthorizer>(std::move(super_users), cores == nullptr ? 0 : cores->size(),
+                                      std::make_shared<const AclSnapshot>(rules_, version_));
 }
 
 void AclManager::run_change(std::function<void()> change) {
@@ -102,9 +102,8 @@ void AclManager::create(std::vector<AclBinding> bindings, asio::any_io_executor 
   });
 }
 
-void AclManager::remove(
-    std::vector<AclFilter> filters, asio::any_io_executor executor,
-    std::function<void(std::vector<Result<std::vector<AclBinding>>>)> done) {
+void AclManager::remove(std::vector<AclFilter> filters, asio::any_io_executor executor,
+                        std::function<void(std::vector<Result<std::vector<AclBinding>>>)> done) {
   run_change([this, filters = std::move(filters), executor, done = std::move(done)]() mutable {
     std::vector<Result<std::vector<AclBinding>>> results;
     results.reserve(filters.size());
@@ -119,9 +118,8 @@ void AclManager::remove(
           continue;
         }
         std::vector<AclBinding> removed;
-        auto keep_end = std::stable_partition(next.begin(), next.end(), [&](const AclBinding& b) {
-          return !matches(filter, b);
-        });
+        auto keep_end = std::stable_partition(
+            next.begin(), next.end(), [&](const AclBinding& b) { return !matches(filter, b); });
         removed.assign(keep_end, next.end());
         next.erase(keep_end, next.end());
         changed = changed || !removed.empty();

@@ -63,9 +63,8 @@ bool AclSnapshot::scan(const std::vector<Entry>& entries, std::string_view princ
   return true;
 }
 
-bool AclSnapshot::allowed(std::string_view principal, std::string_view host,
-                          AclOperation operation, ResourceType type,
-                          std::string_view name) const noexcept {
+bool AclSnapshot::allowed(std::string_view principal, std::string_view host, AclOperation operation,
+                          ResourceType type, std::string_view name) const noexcept {
   const auto t = static_cast<size_t>(type);
   if (t >= by_type_.size()) return false;
   const TypeIndex& index = by_type_[t];

@@ -55,13 +55,15 @@ class AclSnapshot {
   };
   struct Hash {
     using is_transparent = void;
-    size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+    size_t operator()(std::string_view s) const noexcept {
+      return std::hash<std::string_view>{}(s);
+    }
   };
   using Entries = std::unordered_map<std::string, std::vector<Entry>, Hash, std::equal_to<>>;
   struct TypeIndex {
-    Entries literal;              // by exact name
-    std::vector<Entry> wildcard;  // literal "*"
-    Entries prefixed;             // by prefix
+    Entries literal;                     // by exact name
+    std::vector<Entry> wildcard;         // literal "*"
+    Entries prefixed;                    // by prefix
     std::vector<size_t> prefix_lengths;  // distinct, ascending
   };
   // The verdict of one rule list, folded into `allow`; false when a deny

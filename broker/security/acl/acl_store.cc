@@ -15,7 +15,9 @@ constexpr uint32_t kMaxString = 64 * 1024;
 // Four enum bytes and three string lengths.
 constexpr size_t kMinRule = 4 + 3 * 4;
 
-void put_u8(std::string& out, uint8_t v) { out.push_back(static_cast<char>(v)); }
+void put_u8(std::string& out, uint8_t v) {
+  out.push_back(static_cast<char>(v));
+}
 void put_u16(std::string& out, uint16_t v) {
   put_u8(out, static_cast<uint8_t>(v >> 8));
   put_u8(out, static_cast<uint8_t>(v));

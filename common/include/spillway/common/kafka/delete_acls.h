@@ -19,7 +19,7 @@ struct DeleteAclsRequest {
   struct Filter {
     int8_t resource_type_filter = 0;
     std::optional<std::string_view> resource_name_filter;  // nullable: any
-    int8_t pattern_type_filter = 3;                         // v1+
+    int8_t pattern_type_filter = 3;                        // v1+
     std::optional<std::string_view> principal_filter;      // nullable: any
     std::optional<std::string_view> host_filter;           // nullable: any
     int8_t operation = 0;
@@ -28,8 +28,7 @@ struct DeleteAclsRequest {
     static constexpr auto fields() {
       return std::tuple{
           Field<&Filter::resource_type_filter>{"resource_type_filter"},
-          Field<&Filter::resource_name_filter>{"resource_name_filter", kAllVersions,
-                                               kAllVersions},
+          Field<&Filter::resource_name_filter>{"resource_name_filter", kAllVersions, kAllVersions},
           Field<&Filter::pattern_type_filter>{"pattern_type_filter", since(1)},
           Field<&Filter::principal_filter>{"principal_filter", kAllVersions, kAllVersions},
           Field<&Filter::host_filter>{"host_filter", kAllVersions, kAllVersions},

@@ -19,7 +19,7 @@ struct DescribeAclsRequest {
 
   int8_t resource_type_filter = 0;
   std::optional<std::string_view> resource_name_filter;  // nullable: any
-  int8_t pattern_type_filter = 3;                         // v1+; v0: LITERAL
+  int8_t pattern_type_filter = 3;                        // v1+; v0: LITERAL
   std::optional<std::string_view> principal_filter;      // nullable: any
   std::optional<std::string_view> host_filter;           // nullable: any
   int8_t operation = 0;
