@@ -81,12 +81,37 @@ int main(int argc, char** argv) {
     return 2;
   }
   for (const PlannedListener& planned : *listeners) {
-    if (planned.spec.security != security::SecurityProtocol::kPlaintext) {
+    if (security::uses_sasl(planned.spec.security)) {
       std::fprintf(stderr, "spillway-broker: listener %s: %s is not available in this build\n",
                    planned.name.c_str(),
                    std::string(security::security_protocol_name(planned.spec.security)).c_str());
       return 2;
     }
+  }
+  // TLS: one context per listener kind with a TLS listener, checked here
+  // (certificate, key, CA files) so a bad one is a config error.
+  Result<security::PrincipalMapper> principal_mapper =
+      security::PrincipalMapper::parse(config.tls_principal_mapping_rules);
+  if (!principal_mapper.ok()) {
+    std::fprintf(stderr, "spillway-broker: %s\n",
+                 std::string(principal_mapper.status().message()).c_str());
+    return 2;
+  }
+  std::unique_ptr<security::TlsContextSource> kafka_tls;
+  std::unique_ptr<security::TlsContextSource> native_tls;
+  for (const PlannedListener& planned : *listeners) {
+    if (!security::uses_tls(planned.spec.security)) continue;
+    std::unique_ptr<security::TlsContextSource>& source = planned.kafka ? kafka_tls : native_tls;
+    if (source) continue;
+    security::TlsSettings settings = security::tls_settings(config, planned.kafka ? "kafka" : "native");
+    auto context = security::build_server_context(settings);
+    if (!context.ok()) {
+      std::fprintf(stderr, "spillway-broker: listener %s: %s\n", planned.name.c_str(),
+                   std::string(context.status().message()).c_str());
+      return 2;
+    }
+    source = std::make_unique<security::TlsContextSource>(std::move(settings),
+                                                          std::move(context).value());
   }
   Result<groups::GroupLimits> limits = group_limits(config);
   if (!limits.ok()) {
@@ -125,7 +150,26 @@ int main(int argc, char** argv) {
         {.name = planned.name,
          .address = planned.spec.address,
          .dispatcher = planned.kafka ? &kafka_dispatcher : &native_dispatcher,
-         .security = planned.spec.security});
+         .security = planned.spec.security,
+         .tls = planned.kafka ? kafka_tls.get() : native_tls.get(),
+         .principal_mapper = &*principal_mapper,
+         .handshake_timeout = std::chrono::milliseconds(config.tls_handshake_timeout_ms)});
+  }
+  if (kafka_tls || native_tls) {
+    // SIGHUP: new connections get contexts built from the files as they are
+    // now; established ones keep theirs. A failed reload keeps the old one.
+    options.on_reload = [&kafka_tls, &native_tls] {
+      for (security::TlsContextSource* source : {kafka_tls.get(), native_tls.get()}) {
+        if (source == nullptr) continue;
+        if (Status st = source->reload(); !st.ok()) {
+          spdlog::error("TLS reload failed, keeping the previous {} certificate: {}",
+                        source->settings().kind, st.message());
+        } else {
+          spdlog::info("TLS reload: new {} connections use {}", source->settings().kind,
+                       source->settings().cert_file);
+        }
+      }
+    };
   }
   options.max_frame_bytes = static_cast<uint32_t>(config.max_frame_bytes);
   options.max_connections = static_cast<size_t>(config.max_connections);

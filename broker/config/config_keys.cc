@@ -13,6 +13,8 @@ namespace spillway::broker {
 namespace {
 
 constexpr std::array<std::string_view, 2> kFlushPolicies = {"interval", "durable"};
+constexpr std::array<std::string_view, 3> kTlsClientAuth = {"none", "requested", "required"};
+constexpr std::array<std::string_view, 2> kTlsVersions = {"1.2", "1.3"};
 constexpr int64_t kKiB = 1024;
 constexpr int64_t kMiB = 1024 * kKiB;
 constexpr int64_t kGiB = 1024 * kMiB;
@@ -420,6 +422,43 @@ const std::array kKeys = {
               {},
               "",
               "address of the Prometheus /metrics endpoint; empty = off"},
+    // [tls] (security/tls_context.h, docs/security-tls.md)
+    ConfigKey{"tls", "kafka_cert_file", "tls-kafka-cert-file", K::kStringOrEmpty, &C::tls_kafka_cert_file, 0, 0, {}, "",
+              "PEM certificate chain of the Kafka TLS listeners (SSL, SASL_SSL); empty = none"},
+    ConfigKey{"tls", "kafka_key_file", "tls-kafka-key-file", K::kStringOrEmpty, &C::tls_kafka_key_file, 0, 0, {}, "",
+              "PEM private key (unencrypted) of kafka_cert_file"},
+    ConfigKey{"tls", "kafka_client_ca_file", "tls-kafka-client-ca-file", K::kStringOrEmpty, &C::tls_kafka_client_ca_file, 0, 0, {}, "",
+              "PEM CA(s) client certificates of the Kafka TLS listeners (SSL, SASL_SSL) must chain to (mutual TLS)"},
+    ConfigKey{"tls", "kafka_client_auth", "tls-kafka-client-auth", K::kChoice, &C::tls_kafka_client_auth, 0, 0, kTlsClientAuth, "",
+              "client certificate: none, requested (verified if sent) or required"},
+    ConfigKey{"tls", "native_cert_file", "tls-native-cert-file", K::kStringOrEmpty, &C::tls_native_cert_file, 0, 0, {}, "",
+              "PEM certificate chain of the native TLS listeners; empty = none"},
+    ConfigKey{"tls", "native_key_file", "tls-native-key-file", K::kStringOrEmpty, &C::tls_native_key_file, 0, 0, {}, "",
+              "PEM private key (unencrypted) of native_cert_file"},
+    ConfigKey{"tls", "native_client_ca_file", "tls-native-client-ca-file", K::kStringOrEmpty, &C::tls_native_client_ca_file, 0, 0, {}, "",
+              "PEM CA(s) client certificates of the native TLS listeners must chain to (mutual TLS)"},
+    ConfigKey{"tls", "native_client_auth", "tls-native-client-auth", K::kChoice, &C::tls_native_client_auth, 0, 0, kTlsClientAuth, "",
+              "client certificate: none, requested (verified if sent) or required"},
+    ConfigKey{"tls", "metrics_cert_file", "tls-metrics-cert-file", K::kStringOrEmpty, &C::tls_metrics_cert_file, 0, 0, {}, "",
+              "PEM certificate chain of the /metrics over HTTPS; empty = none"},
+    ConfigKey{"tls", "metrics_key_file", "tls-metrics-key-file", K::kStringOrEmpty, &C::tls_metrics_key_file, 0, 0, {}, "",
+              "PEM private key (unencrypted) of metrics_cert_file"},
+    ConfigKey{"tls", "metrics_client_ca_file", "tls-metrics-client-ca-file", K::kStringOrEmpty, &C::tls_metrics_client_ca_file, 0, 0, {}, "",
+              "PEM CA(s) client certificates of the /metrics over HTTPS must chain to (mutual TLS)"},
+    ConfigKey{"tls", "metrics_client_auth", "tls-metrics-client-auth", K::kChoice, &C::tls_metrics_client_auth, 0, 0, kTlsClientAuth, "",
+              "client certificate: none, requested (verified if sent) or required"},
+    ConfigKey{"tls", "min_version", "tls-min-version", K::kChoice, &C::tls_min_version, 0, 0, kTlsVersions, "",
+              "lowest TLS version accepted"},
+    ConfigKey{"tls", "ciphers", "tls-ciphers", K::kString, &C::tls_ciphers, 0, 0, {}, "",
+              "OpenSSL cipher list for TLS 1.2 (TLS 1.3 suites are OpenSSL's defaults)"},
+    ConfigKey{"tls", "principal_mapping_rules", "tls-principal-mapping-rules", K::kString, &C::tls_principal_mapping_rules, 0, 0, {}, "",
+              "client certificate subject to principal: RULE:pattern/replacement/[L|U] and DEFAULT, comma separated (Kafka's ssl.principal.mapping.rules)"},
+    ConfigKey{"tls", "handshake_timeout_ms", "tls-handshake-timeout-ms", K::kInteger,
+              &C::tls_handshake_timeout_ms, 100, 600'000, {}, "milliseconds",
+              "a TLS handshake not finished within it closes the connection"},
+    ConfigKey{"metrics", "allow_unauthenticated", "metrics-allow-unauthenticated", K::kBool,
+              &C::metrics_allow_unauthenticated, 0, 0, {}, "",
+              "serve /metrics on a non-loopback address without mutual TLS"},
 };
 
 Status mismatch(const ConfigKey& key, std::string_view got) {
@@ -473,6 +512,8 @@ std::string describe_expected(const ConfigKey& key) {
     case K::kAdvertisedList:
       return "a string of SECURITY://HOST:PORT entries separated by commas, such as "
              "\"SASL_SSL://kafka.example.com:9094\", or \"\" for the bound addresses";
+    case K::kStringOrEmpty:
+      return "a string (a file path), or \"\" for none";
   }
   return out;
 }
