@@ -2,6 +2,7 @@
 // as callback-driven state machines on the session's thread.
 #include "session.h"
 
+#include <openssl/x509.h>
 #include <spdlog/spdlog.h>
 
 #include <asio/read.hpp>
@@ -97,10 +98,13 @@ void Session::on_handshake(const asio::error_code& ec) {
     if (ec && write_ != WriteState::kClosed) {
       // Scanners and misconfigured clients can do this in a loop: rate-limited.
       if (uint64_t held_back = 0; host_.tls_handshake_log.allow(&held_back)) {
+        // The client certificate's own fault (expired, unknown CA), if any.
+        const long verify = SSL_get_verify_result(stream_.tls_stream().native_handle());
         spdlog::warn(
-            "connection from {}: TLS handshake failed: {}; closing it ({} more failed "
+            "connection from {}: TLS handshake failed: {}{}{}; closing it ({} more failed "
             "handshake(s) not logged)",
-            peer_, ec.message(), held_back);
+            peer_, ec.message(), verify != X509_V_OK ? ": client certificate: " : "",
+            verify != X509_V_OK ? X509_verify_cert_error_string(verify) : "", held_back);
       }
     }
     set_read_state(ReadState::kDone);

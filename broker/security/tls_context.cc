@@ -97,8 +97,11 @@ Result<std::shared_ptr<asio::ssl::context>> build_server_context(const TlsSettin
   }
   if (!readable(s.key_file)) return file_error(s, "key_file", s.key_file, "cannot be read");
   if (SSL_CTX_use_PrivateKey_file(native, s.key_file.c_str(), SSL_FILETYPE_PEM) != 1) {
+    const bool mismatch = ERR_GET_REASON(ERR_peek_last_error()) == X509_R_KEY_VALUES_MISMATCH;
     return file_error(s, "key_file", s.key_file,
-                      "not an unencrypted PEM private key (" + last_error() + ")");
+                      (mismatch ? "does not match the certificate in " + s.kind + "_cert_file ("
+                                : std::string("not an unencrypted PEM private key (")) +
+                          last_error() + ")");
   }
   if (SSL_CTX_check_private_key(native) != 1) {
     return file_error(s, "key_file", s.key_file,
