@@ -86,6 +86,12 @@ Result<std::shared_ptr<asio::ssl::context>> build_server_context(const TlsSettin
   // handshake.
   SSL_CTX_set_num_tickets(native, 0);
   SSL_CTX_set_session_cache_mode(native, SSL_SESS_CACHE_OFF);
+  // TLS 1.3: AES-128-GCM first (the server's preference decides): as safe
+  // for this use and measurably cheaper per byte than AES-256 on the
+  // produce path.
+  SSL_CTX_set_ciphersuites(native,
+                           "TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:"
+                           "TLS_CHACHA20_POLY1305_SHA256");
   if (!s.ciphers.empty() && SSL_CTX_set_cipher_list(native, s.ciphers.c_str()) != 1) {
     return Status(ErrorCode::kConfig,
                   "[tls] ciphers \"" + s.ciphers + "\": no usable cipher (" + last_error() + ")");

@@ -89,6 +89,10 @@ Status TlsClient::handshake(int fd, const std::string& address, const std::strin
     }
   }
   SSL_CTX_set_mode(ctx_, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+  // Several records per read() for large fetch responses (what is read
+  // ahead counts in pending()).
+  SSL_CTX_set_read_ahead(ctx_, 1);
+  SSL_CTX_set_default_read_buffer_len(ctx_, 64 * 1024);
   ssl_ = SSL_new(ctx_);
   if (ssl_ == nullptr || SSL_set_fd(ssl_, fd) != 1) {
     return failed("cannot create a TLS connection (" + openssl_reason() + ")");
