@@ -259,5 +259,57 @@ TEST_F(TlsTest, BadTlsSettingsAreConfigErrors) {
   EXPECT_TRUE(contains(rules.output, "principal_mapping_rules")) << rules.output;
 }
 
+uint16_t metrics_port_of(const BrokerProcess& broker) {
+  const std::string log = broker.log();
+  const std::string marker = "metrics on 127.0.0.1:";
+  const size_t at = log.find(marker);
+  return at == std::string::npos ? 0
+                                 : static_cast<uint16_t>(std::stoi(log.substr(at + marker.size())));
+}
+
+TEST_F(TlsTest, MetricsOverHttpsWithMutualTls) {
+  auto broker = start_broker(
+      pki_.server, {"--metrics-listen", "127.0.0.1:0", "--tls-metrics-cert-file", pki_.server.cert,
+                    "--tls-metrics-key-file", pki_.server.key, "--tls-metrics-client-ca-file",
+                    pki_.ca, "--tls-metrics-client-auth", "required"});
+  ASSERT_NE(broker, nullptr);
+  const uint16_t port = metrics_port_of(*broker);
+  ASSERT_NE(port, 0) << broker->log();
+  const std::string get = "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n";
+  Handshake with = tls_probe(port, pki_.ca, &pki_.client, get);
+  ASSERT_TRUE(with.ok) << with.error;
+  EXPECT_TRUE(contains(with.response, "HTTP/1.1 200 OK")) << with.response;
+  EXPECT_TRUE(contains(with.response, "spillway_heap_allocations_total")) << with.response;
+  Handshake without = tls_probe(port, pki_.ca, nullptr, get);
+  EXPECT_FALSE(contains(without.response, "200 OK")) << without.response;
+  Handshake untrusted = tls_probe(port, pki_.ca, &pki_.client_untrusted, get);
+  EXPECT_FALSE(contains(untrusted.response, "200 OK")) << untrusted.response;
+  // Plain HTTP on the HTTPS port gets nothing.
+  const int fd = connect_local(port);
+  ASSERT_GE(fd, 0);
+  (void)::send(fd, get.data(), get.size(), MSG_NOSIGNAL);
+  std::string plain;
+  char buf[512];
+  for (ssize_t r; (r = ::recv(fd, buf, sizeof(buf), 0)) > 0;) plain.append(buf, static_cast<size_t>(r));
+  ::close(fd);
+  EXPECT_FALSE(contains(plain, "200 OK")) << plain;
+}
+
+TEST_F(TlsTest, MetricsOnANonLoopbackAddressNeedMutualTlsOrConsent) {
+  const std::string data = (dir_.path() / "data").string();
+  ProcessExit refused = run(broker_binary(), {"--listen", "127.0.0.1:0", "--data-dir", data,
+                                              "--metrics-listen", "0.0.0.0:0"});
+  EXPECT_EQ(refused.exit_code, 2) << refused.output;
+  EXPECT_TRUE(contains(refused.output, "allow_unauthenticated")) << refused.output;
+  auto consented = BrokerProcess::start(
+      {.args = {"--metrics-listen", "0.0.0.0:0", "--metrics-allow-unauthenticated", "true"}});
+  EXPECT_TRUE(consented.ok()) << consented.status().to_string();
+  auto mutual = BrokerProcess::start(
+      {.args = {"--metrics-listen", "0.0.0.0:0", "--tls-metrics-cert-file", pki_.server.cert,
+                "--tls-metrics-key-file", pki_.server.key, "--tls-metrics-client-ca-file",
+                pki_.ca, "--tls-metrics-client-auth", "required"}});
+  EXPECT_TRUE(mutual.ok()) << mutual.status().to_string();
+}
+
 }  // namespace
 }  // namespace spillway::testing
