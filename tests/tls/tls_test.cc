@@ -259,6 +259,25 @@ TEST_F(TlsTest, BadTlsSettingsAreConfigErrors) {
   EXPECT_TRUE(contains(rules.output, "principal_mapping_rules")) << rules.output;
 }
 
+TEST_F(TlsTest, StopWithOpenTlsConnectionsIsGraceful) {
+  auto broker = start_broker(pki_.server);
+  ASSERT_NE(broker, nullptr);
+  ConnectionOptions options;
+  options.security.tls = {.enabled = true, .ca_file = pki_.ca};
+  Result<Admin> idle = Admin::connect(ssl_native(*broker), options);
+  ASSERT_TRUE(idle.ok()) << idle.status().to_string();
+  ASSERT_TRUE(idle->create_topic("stop").ok());
+  // One connection idle after a request, one in the middle of its handshake.
+  const int half = connect_local(broker->listener_port("kafka SSL"));
+  ASSERT_GE(half, 0);
+  Result<ProcessExit> stopped = broker->stop(SIGTERM);
+  ::close(half);
+  ASSERT_TRUE(stopped.ok()) << stopped.status().to_string();
+  EXPECT_EQ(stopped->exit_code, 0) << stopped->output;
+  // Every connection ended without waiting for the shutdown timeout.
+  EXPECT_FALSE(contains(stopped->output, "shutdown_timeout_ms")) << stopped->output;
+}
+
 uint16_t metrics_port_of(const BrokerProcess& broker) {
   const std::string log = broker.log();
   const std::string marker = "metrics on 127.0.0.1:";
