@@ -103,7 +103,8 @@ int main(int argc, char** argv) {
     if (!security::uses_tls(planned.spec.security)) continue;
     std::unique_ptr<security::TlsContextSource>& source = planned.kafka ? kafka_tls : native_tls;
     if (source) continue;
-    security::TlsSettings settings = security::tls_settings(config, planned.kafka ? "kafka" : "native");
+    security::TlsSettings settings =
+        security::tls_settings(config, planned.kafka ? "kafka" : "native");
     auto context = security::build_server_context(settings);
     if (!context.ok()) {
       std::fprintf(stderr, "spillway-broker: listener %s: %s\n", planned.name.c_str(),
@@ -125,7 +126,8 @@ int main(int argc, char** argv) {
                      std::string(context.status().message()).c_str());
         return 2;
       }
-      metrics_tls = std::make_unique<security::TlsContextSource>(settings, std::move(context).value());
+      metrics_tls =
+          std::make_unique<security::TlsContextSource>(settings, std::move(context).value());
     }
     asio::error_code ec;
     const auto host = asio::ip::make_address(parse_host_port(config.metrics_listen)->host, ec);

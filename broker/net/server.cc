@@ -73,16 +73,14 @@ Status Server::open() {
     auto acceptor =
         open_listener(cores_.context(0), listener.address, listener.name + " listen address");
     if (!acceptor.ok()) return acceptor.status();
-    acceptors_.push_back(Acceptor{
-        std::move(acceptor).value(),
-        std::make_unique<SessionListener>(SessionListener{.dispatcher = listener.dispatcher,
-                                                          .index = acceptors_.size(),
-                                                          .security = listener.security,
-                                                          .tls = listener.tls,
-                                                          .principal_mapper =
-                                                              listener.principal_mapper,
-                                                          .handshake_timeout =
-                                                              listener.handshake_timeout})});
+    acceptors_.push_back(Acceptor{std::move(acceptor).value(),
+                                  std::make_unique<SessionListener>(SessionListener{
+                                      .dispatcher = listener.dispatcher,
+                                      .index = acceptors_.size(),
+                                      .security = listener.security,
+                                      .tls = listener.tls,
+                                      .principal_mapper = listener.principal_mapper,
+                                      .handshake_timeout = listener.handshake_timeout})});
   }
   if (options_.handle_signals) {
     // Installed here, before the caller logs that it listens, so a signal

@@ -117,9 +117,9 @@ void Session::on_handshake(const asio::error_code& ec) {
   if (listener_.security == security::SecurityProtocol::kSsl) {
     std::string subject = security::verified_peer_subject(stream_.tls_stream().native_handle());
     if (!subject.empty()) {
-      security_.principal =
-          "User:" + (listener_.principal_mapper != nullptr ? listener_.principal_mapper->map(subject)
-                                                           : subject);
+      security_.principal = "User:" + (listener_.principal_mapper != nullptr
+                                           ? listener_.principal_mapper->map(subject)
+                                           : subject);
       spdlog::info("connection from {}: TLS client certificate \"{}\", principal {}", peer_,
                    subject, security_.principal);
     }
@@ -489,13 +489,13 @@ void Session::drain_input() {
   // No read is pending once the reader is done, so the body buffer is free.
   if (body_ == nullptr) body_buffer(kDrainBytes);
   stream_.socket().async_read_some(asio::buffer(body_, kDrainBytes),
-                          [self = shared_from_this()](const asio::error_code& ec, size_t) {
-                            if (!ec && self->write_ == WriteState::kLingering) {
-                              self->drain_input();
-                              return;
-                            }
-                            self->close_socket();
-                          });
+                                   [self = shared_from_this()](const asio::error_code& ec, size_t) {
+                                     if (!ec && self->write_ == WriteState::kLingering) {
+                                       self->drain_input();
+                                       return;
+                                     }
+                                     self->close_socket();
+                                   });
 }
 
 void Session::watch_idle() {

@@ -30,8 +30,8 @@ bool read_part(std::string_view text, size_t* pos, std::string* out) {
 }
 
 Status bad_rule(std::string_view text, size_t at, std::string_view why) {
-  return Status(ErrorCode::kConfig, "[tls] principal_mapping_rules: " + std::string(why) + " at \"" +
-                        std::string(text.substr(at, 40)) + "\"");
+  return Status(ErrorCode::kConfig, "[tls] principal_mapping_rules: " + std::string(why) +
+                                        " at \"" + std::string(text.substr(at, 40)) + "\"");
 }
 
 }  // namespace
@@ -40,8 +40,8 @@ Result<PrincipalMapper> PrincipalMapper::parse(std::string_view text) {
   PrincipalMapper mapper;
   size_t pos = 0;
   for (;;) {
-    while (pos < text.size() && (std::isspace(static_cast<unsigned char>(text[pos])) != 0 ||
-                                 text[pos] == ',')) {
+    while (pos < text.size() &&
+           (std::isspace(static_cast<unsigned char>(text[pos])) != 0 || text[pos] == ',')) {
       ++pos;
     }
     if (pos >= text.size()) break;

@@ -25,7 +25,9 @@ std::string last_error() {
   return text;
 }
 
-bool readable(const std::string& path) { return std::ifstream(path).good(); }
+bool readable(const std::string& path) {
+  return std::ifstream(path).good();
+}
 
 }  // namespace
 
@@ -78,10 +80,9 @@ Result<std::shared_ptr<asio::ssl::context>> build_server_context(const TlsSettin
   ERR_clear_error();
   auto ctx = std::make_shared<asio::ssl::context>(asio::ssl::context::tls_server);
   SSL_CTX* native = ctx->native_handle();
-  SSL_CTX_set_options(native, SSL_OP_NO_COMPRESSION | SSL_OP_CIPHER_SERVER_PREFERENCE |
-                                  SSL_OP_NO_RENEGOTIATION);
-  SSL_CTX_set_min_proto_version(native,
-                                s.min_version == "1.3" ? TLS1_3_VERSION : TLS1_2_VERSION);
+  SSL_CTX_set_options(
+      native, SSL_OP_NO_COMPRESSION | SSL_OP_CIPHER_SERVER_PREFERENCE | SSL_OP_NO_RENEGOTIATION);
+  SSL_CTX_set_min_proto_version(native, s.min_version == "1.3" ? TLS1_3_VERSION : TLS1_2_VERSION);
   // Kafka clients do not resume sessions; no tickets saves a write per
   // handshake.
   SSL_CTX_set_num_tickets(native, 0);
@@ -110,9 +111,9 @@ Result<std::shared_ptr<asio::ssl::context>> build_server_context(const TlsSettin
                           last_error() + ")");
   }
   if (SSL_CTX_check_private_key(native) != 1) {
-    return file_error(s, "key_file", s.key_file,
-                      "does not match the certificate in " + s.kind + "_cert_file (" +
-                          last_error() + ")");
+    return file_error(
+        s, "key_file", s.key_file,
+        "does not match the certificate in " + s.kind + "_cert_file (" + last_error() + ")");
   }
   if (!s.client_ca_file.empty()) {
     if (!readable(s.client_ca_file)) {

@@ -172,7 +172,7 @@ Status Channel::fail(ErrorCode code, std::string_view what) {
 Status Channel::send(WriteBuffer& request) noexcept {
   if (fd_ < 0) return Status(ErrorCode::kNotConnected, address_ + ": connection is closed");
   Status st = tls_ ? tls_->write(request.segments(), Clock::now() + options_.request_timeout)
-                  : writer_.send_all(fd_, request.segments());
+                   : writer_.send_all(fd_, request.segments());
   if (!st.ok()) return fail(ErrorCode::kNotConnected, "send failed: " + std::string(st.message()));
   return Status::Ok();
 }

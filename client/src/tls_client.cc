@@ -84,8 +84,8 @@ Status TlsClient::handshake(int fd, const std::string& address, const std::strin
     }
     if (SSL_CTX_use_PrivateKey_file(ctx_, options.key_file.c_str(), SSL_FILETYPE_PEM) != 1 ||
         SSL_CTX_check_private_key(ctx_) != 1) {
-      return failed("cannot load the client key \"" + options.key_file + "\" (" +
-                    openssl_reason() + ")");
+      return failed("cannot load the client key \"" + options.key_file + "\" (" + openssl_reason() +
+                    ")");
     }
   }
   SSL_CTX_set_mode(ctx_, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
@@ -200,6 +200,8 @@ Status TlsClient::read_some(std::byte* dst, std::size_t n, std::size_t* got) {
   return Status(ErrorCode::kNotConnected, "TLS: " + reason);
 }
 
-bool TlsClient::pending() const { return ssl_ != nullptr && SSL_has_pending(ssl_) == 1; }
+bool TlsClient::pending() const {
+  return ssl_ != nullptr && SSL_has_pending(ssl_) == 1;
+}
 
 }  // namespace spillway::wire

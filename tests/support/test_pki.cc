@@ -122,8 +122,8 @@ Result<Issued> read_ca(const std::filesystem::path& dir) {
 Result<TestPki> make_test_pki(const std::filesystem::path& dir) {
   TestPki pki;
   CertFiles files;
-  auto ca = issue({{"O", "Spillway Test"}, {"CN", "Spillway Test CA"}}, nullptr, true, false, -1,
-                  30);
+  auto ca =
+      issue({{"O", "Spillway Test"}, {"CN", "Spillway Test CA"}}, nullptr, true, false, -1, 30);
   if (!ca.ok()) return ca.status();
   SPILLWAY_RETURN_IF_ERROR(write_pem(*ca, dir, "ca", &files));
   pki.ca = files.cert;
@@ -141,16 +141,31 @@ Result<TestPki> make_test_pki(const std::filesystem::path& dir) {
     CertFiles* out;
   };
   const std::vector<std::pair<std::string, std::string>> localhost = {{"O", "Spillway Test"},
-                                                                       {"CN", "localhost"}};
+                                                                      {"CN", "localhost"}};
   const Spec specs[] = {
       {"server", localhost, &*ca, true, -1, 30, &pki.server},
       {"server-expired", localhost, &*ca, true, -30, -1, &pki.server_expired},
       {"server-untrusted", localhost, &*other, true, -1, 30, &pki.server_untrusted},
-      {"client", {{"O", "Example"}, {"OU", "eng"}, {"CN", "alice"}}, &*ca, false, -1, 30,
+      {"client",
+       {{"O", "Example"}, {"OU", "eng"}, {"CN", "alice"}},
+       &*ca,
+       false,
+       -1,
+       30,
        &pki.client},
-      {"client-expired", {{"O", "Example"}, {"CN", "old"}}, &*ca, false, -30, -1,
+      {"client-expired",
+       {{"O", "Example"}, {"CN", "old"}},
+       &*ca,
+       false,
+       -30,
+       -1,
        &pki.client_expired},
-      {"client-untrusted", {{"O", "Elsewhere"}, {"CN", "mallory"}}, &*other, false, -1, 30,
+      {"client-untrusted",
+       {{"O", "Elsewhere"}, {"CN", "mallory"}},
+       &*other,
+       false,
+       -1,
+       30,
        &pki.client_untrusted},
   };
   for (const Spec& spec : specs) {

@@ -17,10 +17,10 @@ struct CertFiles {
 };
 
 struct TestPki {
-  std::string ca;            // the trusted CA's certificate
-  std::string untrusted_ca;  // another CA's certificate
-  CertFiles server;          // CN=localhost, SAN 127.0.0.1 and localhost, by the CA
-  CertFiles server_expired;  // the same names, expired yesterday
+  std::string ca;              // the trusted CA's certificate
+  std::string untrusted_ca;    // another CA's certificate
+  CertFiles server;            // CN=localhost, SAN 127.0.0.1 and localhost, by the CA
+  CertFiles server_expired;    // the same names, expired yesterday
   CertFiles server_untrusted;  // the same names, by the untrusted CA
   CertFiles client;            // "CN=alice,OU=eng,O=Example" by the CA
   CertFiles client_expired;    // "CN=old,O=Example", expired

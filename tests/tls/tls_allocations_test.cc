@@ -27,7 +27,8 @@ int64_t scrape_allocations(uint16_t port) {
   (void)::send(fd, request.data(), request.size(), MSG_NOSIGNAL);
   std::string page;
   char buf[65536];
-  for (ssize_t r; (r = ::recv(fd, buf, sizeof(buf), 0)) > 0;) page.append(buf, static_cast<size_t>(r));
+  for (ssize_t r; (r = ::recv(fd, buf, sizeof(buf), 0)) > 0;)
+    page.append(buf, static_cast<size_t>(r));
   ::close(fd);
   const std::string name = "\nspillway_heap_allocations_total ";
   const size_t at = page.find(name);
@@ -95,10 +96,9 @@ class TlsAllocations : public TlsTest {
     AllocationScope scope;
     for (int i = 0; i < n; ++i) {
       const int len = std::snprintf(key, sizeof(key), "key-%d", i % 64);
-      producer_->send("tls-alloc",
-                      std::as_bytes(std::span<const char>(key, static_cast<size_t>(len))),
-                      std::as_bytes(std::span<const char>(value, sizeof(value))), {},
-                      {&count_ok, &delivered_});
+      producer_->send(
+          "tls-alloc", std::as_bytes(std::span<const char>(key, static_cast<size_t>(len))),
+          std::as_bytes(std::span<const char>(value, sizeof(value))), {}, {&count_ok, &delivered_});
     }
     EXPECT_TRUE(producer_->flush().ok());
     return scope.process_allocations();

@@ -13,9 +13,8 @@ void print(const std::string& what, const ProcessExit& r) {
 }
 
 TEST_F(TlsTest, UntrustedOrExpiredBrokerCertificateFailsClearly) {
-  for (const auto& [what, server] :
-       std::vector<std::pair<std::string, CertFiles>>{{"untrusted", pki_.server_untrusted},
-                                                      {"expired", pki_.server_expired}}) {
+  for (const auto& [what, server] : std::vector<std::pair<std::string, CertFiles>>{
+           {"untrusted", pki_.server_untrusted}, {"expired", pki_.server_expired}}) {
     auto broker = start_broker(server);
     ASSERT_NE(broker, nullptr);
     ProcessExit k = kcat(*broker, pki_.ca, {"-L"});
@@ -40,9 +39,8 @@ TEST_F(TlsTest, UntrustedOrExpiredBrokerCertificateFailsClearly) {
 TEST_F(TlsTest, ExpiredOrUntrustedClientCertificateIsRefused) {
   auto broker = start_broker(pki_.server, mtls_flags());
   ASSERT_NE(broker, nullptr);
-  for (const auto& [what, client] :
-       std::vector<std::pair<std::string, CertFiles>>{{"expired", pki_.client_expired},
-                                                      {"untrusted", pki_.client_untrusted}}) {
+  for (const auto& [what, client] : std::vector<std::pair<std::string, CertFiles>>{
+           {"expired", pki_.client_expired}, {"untrusted", pki_.client_untrusted}}) {
     ProcessExit k = kcat(*broker, pki_.ca,
                          {"-X", "ssl.certificate.location=" + client.cert, "-X",
                           "ssl.key.location=" + client.key, "-L"});
@@ -69,8 +67,9 @@ TEST_F(TlsTest, PlaintextClientOnATlsListenerFailsClearly) {
   ProcessExit c = cli({"topic", "list", "--broker", ssl_native(*broker)});
   EXPECT_NE(c.exit_code, 0) << c.output;
   print("spillway CLI without --tls on a TLS listener", c);
-  ProcessExit k = run(kKcat, {"-b", "127.0.0.1:" + std::to_string(broker->listener_port("kafka SSL")),
-                              "-X", "socket.timeout.ms=5000", "-m", "5", "-L"});
+  ProcessExit k =
+      run(kKcat, {"-b", "127.0.0.1:" + std::to_string(broker->listener_port("kafka SSL")), "-X",
+                  "socket.timeout.ms=5000", "-m", "5", "-L"});
   EXPECT_NE(k.exit_code, 0) << k.output;
   print("kcat with security.protocol=PLAINTEXT on an SSL listener", k);
   // And a TLS client on the plaintext listener.

@@ -110,12 +110,10 @@ class TlsTest : public ::testing::Test {
   // listener and a native SSL listener using `server`, plus `extra` flags.
   std::unique_ptr<BrokerProcess> start_broker(const CertFiles& server,
                                               std::vector<std::string> extra = {}) {
-    std::vector<std::string> args = {"--kafka-listeners",    "SSL://127.0.0.1:0",
-                                     "--listeners",          "SSL://127.0.0.1:0",
-                                     "--tls-kafka-cert-file", server.cert,
-                                     "--tls-kafka-key-file",  server.key,
-                                     "--tls-native-cert-file", server.cert,
-                                     "--tls-native-key-file", server.key};
+    std::vector<std::string> args = {
+        "--kafka-listeners",      "SSL://127.0.0.1:0", "--listeners",           "SSL://127.0.0.1:0",
+        "--tls-kafka-cert-file",  server.cert,         "--tls-kafka-key-file",  server.key,
+        "--tls-native-cert-file", server.cert,         "--tls-native-key-file", server.key};
     args.insert(args.end(), extra.begin(), extra.end());
     auto broker = BrokerProcess::start({.args = args});
     EXPECT_TRUE(broker.ok()) << broker.status().to_string();
@@ -124,8 +122,8 @@ class TlsTest : public ::testing::Test {
   }
 
   std::vector<std::string> mtls_flags() const {
-    return {"--tls-kafka-client-ca-file",  pki_.ca,     "--tls-kafka-client-auth",  "required",
-            "--tls-native-client-ca-file", pki_.ca,     "--tls-native-client-auth", "required"};
+    return {"--tls-kafka-client-ca-file",  pki_.ca, "--tls-kafka-client-auth",  "required",
+            "--tls-native-client-ca-file", pki_.ca, "--tls-native-client-auth", "required"};
   }
 
   ProcessExit run(const std::string& binary, const std::vector<std::string>& args) {
@@ -138,16 +136,11 @@ class TlsTest : public ::testing::Test {
   ProcessExit kcat(const BrokerProcess& broker, const std::string& ca,
                    std::vector<std::string> args) {
     std::vector<std::string> all = {
-        "-b",
-        "127.0.0.1:" + std::to_string(broker.listener_port("kafka SSL")),
-        "-X",
-        "security.protocol=SSL",
-        "-X",
-        "ssl.ca.location=" + ca,
-        "-X",
-        "socket.timeout.ms=10000",
-        "-m",
-        "10"};
+        "-b", "127.0.0.1:" + std::to_string(broker.listener_port("kafka SSL")),
+        "-X", "security.protocol=SSL",
+        "-X", "ssl.ca.location=" + ca,
+        "-X", "socket.timeout.ms=10000",
+        "-m", "10"};
     all.insert(all.end(), args.begin(), args.end());
     return run(kKcat, all);
   }

@@ -37,11 +37,11 @@ struct RdKafkaDeleter {
 rd_kafka_conf_t* ssl_conf(const std::string& bootstrap, const std::string& ca) {
   rd_kafka_conf_t* conf = rd_kafka_conf_new();
   char err[512];
-  for (auto [k, v] : std::vector<std::pair<std::string, std::string>>{
-           {"bootstrap.servers", bootstrap},
-           {"security.protocol", "SSL"},
-           {"ssl.ca.location", ca},
-           {"acks", "all"}}) {
+  for (auto [k, v] :
+       std::vector<std::pair<std::string, std::string>>{{"bootstrap.servers", bootstrap},
+                                                        {"security.protocol", "SSL"},
+                                                        {"ssl.ca.location", ca},
+                                                        {"acks", "all"}}) {
     EXPECT_EQ(rd_kafka_conf_set(conf, k.c_str(), v.c_str(), err, sizeof(err)), RD_KAFKA_CONF_OK)
         << err;
   }
@@ -52,8 +52,7 @@ TEST_F(TlsTest, LibrdkafkaProducesAndConsumesOverSsl) {
   auto broker = start_broker(pki_.server);
   ASSERT_NE(broker, nullptr);
   ASSERT_EQ(cli({"topic", "create", "tls-rd", "--broker", broker->address()}).exit_code, 0);
-  const std::string bootstrap =
-      "127.0.0.1:" + std::to_string(broker->listener_port("kafka SSL"));
+  const std::string bootstrap = "127.0.0.1:" + std::to_string(broker->listener_port("kafka SSL"));
   constexpr int kRecords = 2000;
   char err[512];
   {
@@ -98,8 +97,8 @@ TEST_F(TlsTest, LibrdkafkaProducesAndConsumesOverSsl) {
 
 TEST_F(TlsTest, MutualTlsGivesThePrincipalOfTheClientCertificate) {
   std::vector<std::string> flags = mtls_flags();
-  flags.insert(flags.end(), {"--tls-principal-mapping-rules",
-                             "RULE:^CN=([^,]+),OU=eng,.*$/eng-$1/U, DEFAULT"});
+  flags.insert(flags.end(),
+               {"--tls-principal-mapping-rules", "RULE:^CN=([^,]+),OU=eng,.*$/eng-$1/U, DEFAULT"});
   auto broker = start_broker(pki_.server, flags);
   ASSERT_NE(broker, nullptr);
   ASSERT_EQ(cli({"topic", "create", "mtls", "--broker", broker->address()}).exit_code, 0);
@@ -146,17 +145,16 @@ TEST_F(TlsTest, CliProducesAndConsumesOverTls) {
   ProcessExit produced =
       cli({"produce", "tls-cli", "-f", input, "--broker", at, "--tls-ca", pki_.ca});
   ASSERT_EQ(produced.exit_code, 0) << produced.output;
-  ProcessExit consumed = cli({"consume", "tls-cli", "--from-beginning", "-n", "500", "--broker", at,
-                              "--tls-ca", pki_.ca});
+  ProcessExit consumed = cli(
+      {"consume", "tls-cli", "--from-beginning", "-n", "500", "--broker", at, "--tls-ca", pki_.ca});
   ASSERT_EQ(consumed.exit_code, 0) << consumed.output;
   for (int i : {0, 1, 250, 499}) {
     EXPECT_TRUE(contains(consumed.output, "line-" + std::to_string(i) + "\n")) << i;
   }
   // The name checked is the address's host unless --tls-server-name says
   // otherwise; "localhost" is in the certificate too.
-  ProcessExit by_name =
-      cli({"topic", "list", "--broker", "localhost:" + at.substr(at.find(':') + 1), "--tls-ca",
-           pki_.ca});
+  ProcessExit by_name = cli({"topic", "list", "--broker",
+                             "localhost:" + at.substr(at.find(':') + 1), "--tls-ca", pki_.ca});
   EXPECT_EQ(by_name.exit_code, 0) << by_name.output;
 }
 
@@ -221,7 +219,8 @@ TEST_F(TlsTest, SighupReloadsCertificatesForNewConnections) {
   ASSERT_TRUE(next.ok()) << next.status().to_string();
   std::filesystem::copy_file(next->cert, live.cert,
                              std::filesystem::copy_options::overwrite_existing);
-  std::filesystem::copy_file(next->key, live.key, std::filesystem::copy_options::overwrite_existing);
+  std::filesystem::copy_file(next->key, live.key,
+                             std::filesystem::copy_options::overwrite_existing);
   ASSERT_EQ(::kill(broker->pid(), SIGHUP), 0);
   EXPECT_TRUE(wait_for_log(*broker, "TLS reload: new native connections use")) << broker->log();
   EXPECT_EQ(tls_probe(port, pki_.ca).subject, "CN=reloaded.localhost,O=Spillway Test");
@@ -233,20 +232,19 @@ TEST_F(TlsTest, SighupReloadsCertificatesForNewConnections) {
 
 TEST_F(TlsTest, BadTlsSettingsAreConfigErrors) {
   auto start = [&](std::vector<std::string> args) {
-    args.insert(args.begin(), {"--listen", "127.0.0.1:0", "--data-dir",
-                               (dir_.path() / "data").string()});
+    args.insert(args.begin(),
+                {"--listen", "127.0.0.1:0", "--data-dir", (dir_.path() / "data").string()});
     return run(broker_binary(), args);
   };
   ProcessExit no_cert = start({"--kafka-listeners", "SSL://127.0.0.1:0"});
   EXPECT_EQ(no_cert.exit_code, 2) << no_cert.output;
   EXPECT_TRUE(contains(no_cert.output, "[tls] kafka_cert_file")) << no_cert.output;
-  ProcessExit no_native_key = start({"--listeners", "SSL://127.0.0.1:0", "--tls-native-cert-file",
-                                     pki_.server.cert});
+  ProcessExit no_native_key =
+      start({"--listeners", "SSL://127.0.0.1:0", "--tls-native-cert-file", pki_.server.cert});
   EXPECT_EQ(no_native_key.exit_code, 2) << no_native_key.output;
   EXPECT_TRUE(contains(no_native_key.output, "[tls] native_key_file")) << no_native_key.output;
-  ProcessExit mismatch =
-      start({"--kafka-listeners", "SSL://127.0.0.1:0", "--tls-kafka-cert-file", pki_.server.cert,
-             "--tls-kafka-key-file", pki_.client.key});
+  ProcessExit mismatch = start({"--kafka-listeners", "SSL://127.0.0.1:0", "--tls-kafka-cert-file",
+                                pki_.server.cert, "--tls-kafka-key-file", pki_.client.key});
   EXPECT_EQ(mismatch.exit_code, 2) << mismatch.output;
   EXPECT_TRUE(contains(mismatch.output, "does not match the certificate")) << mismatch.output;
   ProcessExit missing =
@@ -309,7 +307,8 @@ TEST_F(TlsTest, MetricsOverHttpsWithMutualTls) {
   (void)::send(fd, get.data(), get.size(), MSG_NOSIGNAL);
   std::string plain;
   char buf[512];
-  for (ssize_t r; (r = ::recv(fd, buf, sizeof(buf), 0)) > 0;) plain.append(buf, static_cast<size_t>(r));
+  for (ssize_t r; (r = ::recv(fd, buf, sizeof(buf), 0)) > 0;)
+    plain.append(buf, static_cast<size_t>(r));
   ::close(fd);
   EXPECT_FALSE(contains(plain, "200 OK")) << plain;
 }
@@ -325,8 +324,8 @@ TEST_F(TlsTest, MetricsOnANonLoopbackAddressNeedMutualTlsOrConsent) {
   EXPECT_TRUE(consented.ok()) << consented.status().to_string();
   auto mutual = BrokerProcess::start(
       {.args = {"--metrics-listen", "0.0.0.0:0", "--tls-metrics-cert-file", pki_.server.cert,
-                "--tls-metrics-key-file", pki_.server.key, "--tls-metrics-client-ca-file",
-                pki_.ca, "--tls-metrics-client-auth", "required"}});
+                "--tls-metrics-key-file", pki_.server.key, "--tls-metrics-client-ca-file", pki_.ca,
+                "--tls-metrics-client-auth", "required"}});
   EXPECT_TRUE(mutual.ok()) << mutual.status().to_string();
 }
 
