@@ -46,6 +46,10 @@ rate() {  # messages/s of one run: perf produce --json "messages_per_s"
   "$cli" perf produce --json -s 1024 -d "$seconds" --topic "$1" "${@:2}" |
     sed -n 's/.*"messages_per_s": *\([0-9.]*\).*/\1/p'
 }
+read_rate() {  # messages/s reading a topic back from its start (fetch path)
+  "$cli" perf consume --json -s 1024 --topic "$1" "${@:2}" |
+    sed -n 's/.*"messages_per_s": *\([0-9.]*\).*/\1/p'
+}
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 plain_sum=0 tls_sum=0
 for r in $(seq 1 "$rounds"); do
@@ -55,6 +59,10 @@ for r in $(seq 1 "$rounds"); do
   plain_sum=$(echo "$plain_sum + $p" | bc -l)
   tls_sum=$(echo "$tls_sum + $t" | bc -l)
 done
+# The fetch side (responses of many segments over TLS): read each topic back.
+cp=$(read_rate bench-plain -b "$plain")
+ct=$(read_rate bench-tls -b "$tls" --tls-ca "$work/ca.pem")
+echo "consume (whole topic): plaintext $cp msg/s, TLS $ct msg/s, ratio $(echo "scale=2; $ct / $cp" | bc -l)"
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 printf 'plaintext: %.0f msg/s (%.1f MiB/s)\n' "$(echo "$plain_sum / $rounds" | bc -l)" \
   "$(echo "$plain_sum / $rounds / 1024" | bc -l)"
