@@ -12,7 +12,7 @@ awk '
     print "# Spillway broker configuration of the container image, made from"
     print "# config/broker.toml by docker/container-config.sh. Changed for the"
     print "# container: [broker] listen, [broker] data_dir, [kafka] listen and"
-    print "# advertised_listener, [metrics] listen."
+    print "# advertised_listener, [metrics] listen and allow_unauthenticated."
     print "# Environment variables (SPILLWAY_LISTEN, ...) and flags override it;"
     print "# see docs/operations.md."
     print ""
@@ -26,10 +26,13 @@ awk '
   # sets another.
   section == "[kafka]" && /^advertised_listener *=/ { print "advertised_listener = \"localhost:9092\""; n++; next }
   section == "[metrics]" && /^listen *=/ { print "listen = \"0.0.0.0:9644\""; n++; next }
+  # Inside the container every address is "non-loopback"; what reaches 9644
+  # is decided by the port mapping (compose.yaml publishes it on the host).
+  section == "[metrics]" && /^allow_unauthenticated *=/ { print "allow_unauthenticated = true"; n++; next }
   { print }
   END {
-    if (n != 5) {
-      print "container-config.sh: expected [broker] listen, [broker] data_dir, [kafka] listen, [kafka] advertised_listener and [metrics] listen" > "/dev/stderr"
+    if (n != 6) {
+      print "container-config.sh: expected [broker] listen, [broker] data_dir, [kafka] listen, [kafka] advertised_listener, [metrics] listen and [metrics] allow_unauthenticated" > "/dev/stderr"
       exit 1
     }
   }
