@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <thread>
 
@@ -148,6 +149,17 @@ int main(int argc, char** argv) {
     return 2;
   }
   log::setup(config.log_level);
+  if (std::find(sasl->mechanisms.begin(), sasl->mechanisms.end(),
+                security::SaslMechanism::kPlain) != sasl->mechanisms.end()) {
+    for (const PlannedListener& planned : *listeners) {
+      if (planned.spec.security == security::SecurityProtocol::kSaslPlaintext) {
+        spdlog::warn(
+            "listener {}: SASL PLAIN over SASL_PLAINTEXT sends passwords in clear text; enable "
+            "PLAIN only on SASL_SSL listeners ([sasl] mechanisms)",
+            planned.name);
+      }
+    }
+  }
   // Says what the broker really uses (the client library's gather writes,
   // which probe io_uring, are not on the broker's path yet).
   spdlog::info(
