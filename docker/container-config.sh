@@ -15,6 +15,15 @@ awk '
     print "# advertised_listener, [metrics] listen and allow_unauthenticated."
     print "# Environment variables (SPILLWAY_LISTEN, ...) and flags override it;"
     print "# see docs/operations.md."
+    print "#"
+    print "# Security: these listeners are PLAINTEXT and unauthenticated, and the"
+    print "# image ships no user and no password. To serve SASL_SSL instead (see"
+    print "# docs/security.md): mount a certificate and key, set [kafka] listeners ="
+    print "# \"SASL_SSL://0.0.0.0:9094\" (and advertised_listeners), [tls]"
+    print "# kafka_cert_file / kafka_key_file, [authorization] enabled = true and"
+    print "# super_users, keep the PLAINTEXT listens on 127.0.0.1, and create the"
+    print "# first user offline in the data volume before the first start:"
+    print "#   spillway user create admin --data-dir /var/lib/spillway --user-password-file FILE"
     print ""
   }
   /^\[/ { section = $0 }
