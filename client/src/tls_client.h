@@ -6,7 +6,8 @@
 // with poll() up to its deadline, so a stalled broker cannot hang a client.
 //
 // Writes gather a request's segments into a staging buffer that is kept
-// and reused (one TLS record per 16 KiB instead of one per segment), so
+// and reused (one TLS record per 16 KiB instead of one per segment), and
+// the request's records leave in one write() (a buffering BIO), so
 // steady produce/fetch traffic allocates nothing here (OpenSSL keeps its
 // record buffers per connection).
 #pragma once
@@ -52,6 +53,8 @@ class TlsClient {
 
  private:
   Status write_all(const std::byte* data, std::size_t n, Clock::time_point deadline);
+  // Sends what the write buffer holds.
+  Status flush(Clock::time_point deadline);
   Status wait(bool for_write, Clock::time_point deadline);
 
   int fd_ = -1;
