@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <thread>
 
@@ -84,19 +85,64 @@ int main(int argc, char** argv) {
                  std::string(listeners.status().message()).c_str());
     return 2;
   }
-  for (const PlannedListener& planned : *listeners) {
-    // SASL is built (security/sasl/); TLS (SSL, SASL_SSL) is not yet.
-    if (security::uses_tls(planned.spec.security)) {
-      std::fprintf(stderr, "spillway-broker: listener %s: %s is not available in this build\n",
-                   planned.name.c_str(),
-                   std::string(security::security_protocol_name(planned.spec.security)).c_str());
-      return 2;
-    }
-  }
   Result<security::SaslSettings> sasl = sasl_settings(config);
   if (!sasl.ok()) {
     std::fprintf(stderr, "spillway-broker: %s\n", std::string(sasl.status().message()).c_str());
     return 2;
+  }
+  // TLS: one context per listener kind with a TLS listener, checked here
+  // (certificate, key, CA files) so a bad one is a config error.
+  Result<security::PrincipalMapper> principal_mapper =
+      security::PrincipalMapper::parse(config.tls_principal_mapping_rules);
+  if (!principal_mapper.ok()) {
+    std::fprintf(stderr, "spillway-broker: %s\n",
+                 std::string(principal_mapper.status().message()).c_str());
+    return 2;
+  }
+  std::unique_ptr<security::TlsContextSource> kafka_tls;
+  std::unique_ptr<security::TlsContextSource> native_tls;
+  for (const PlannedListener& planned : *listeners) {
+    if (!security::uses_tls(planned.spec.security)) continue;
+    std::unique_ptr<security::TlsContextSource>& source = planned.kafka ? kafka_tls : native_tls;
+    if (source) continue;
+    security::TlsSettings settings =
+        security::tls_settings(config, planned.kafka ? "kafka" : "native");
+    auto context = security::build_server_context(settings);
+    if (!context.ok()) {
+      std::fprintf(stderr, "spillway-broker: listener %s: %s\n", planned.name.c_str(),
+                   std::string(context.status().message()).c_str());
+      return 2;
+    }
+    source = std::make_unique<security::TlsContextSource>(std::move(settings),
+                                                          std::move(context).value());
+  }
+  // /metrics: HTTPS when [tls] metrics_cert_file is set; on a non-loopback
+  // address only with mutual TLS, unless [metrics] allow_unauthenticated.
+  std::unique_ptr<security::TlsContextSource> metrics_tls;
+  if (!config.metrics_listen.empty()) {
+    const security::TlsSettings settings = security::tls_settings(config, "metrics");
+    if (!config.tls_metrics_cert_file.empty()) {
+      auto context = security::build_server_context(settings);
+      if (!context.ok()) {
+        std::fprintf(stderr, "spillway-broker: metrics endpoint: %s\n",
+                     std::string(context.status().message()).c_str());
+        return 2;
+      }
+      metrics_tls =
+          std::make_unique<security::TlsContextSource>(settings, std::move(context).value());
+    }
+    asio::error_code ec;
+    const auto host = asio::ip::make_address(parse_host_port(config.metrics_listen)->host, ec);
+    const bool mutual = metrics_tls && settings.client_auth == security::ClientAuth::kRequired;
+    if ((ec || !host.is_loopback()) && !mutual && !config.metrics_allow_unauthenticated) {
+      std::fprintf(stderr,
+                   "spillway-broker: [metrics] listen \"%s\" is not a loopback address and "
+                   "/metrics has no mutual TLS ([tls] metrics_cert_file, metrics_client_ca_file, "
+                   "metrics_client_auth = \"required\"); set [metrics] allow_unauthenticated = "
+                   "true to serve it to anyone who can reach it\n",
+                   config.metrics_listen.c_str());
+      return 2;
+    }
   }
   Result<groups::GroupLimits> limits = group_limits(config);
   if (!limits.ok()) {
@@ -104,6 +150,17 @@ int main(int argc, char** argv) {
     return 2;
   }
   log::setup(config.log_level);
+  if (std::find(sasl->mechanisms.begin(), sasl->mechanisms.end(),
+                security::SaslMechanism::kPlain) != sasl->mechanisms.end()) {
+    for (const PlannedListener& planned : *listeners) {
+      if (planned.spec.security == security::SecurityProtocol::kSaslPlaintext) {
+        spdlog::warn(
+            "listener {}: SASL PLAIN over SASL_PLAINTEXT sends passwords in clear text; enable "
+            "PLAIN only on SASL_SSL listeners ([sasl] mechanisms)",
+            planned.name);
+      }
+    }
+  }
   // Says what the broker really uses (the client library's gather writes,
   // which probe io_uring, are not on the broker's path yet).
   spdlog::info(
@@ -135,7 +192,27 @@ int main(int argc, char** argv) {
         {.name = planned.name,
          .address = planned.spec.address,
          .dispatcher = planned.kafka ? &kafka_dispatcher : &native_dispatcher,
-         .security = planned.spec.security});
+         .security = planned.spec.security,
+         .tls = planned.kafka ? kafka_tls.get() : native_tls.get(),
+         .principal_mapper = &*principal_mapper,
+         .handshake_timeout = std::chrono::milliseconds(config.tls_handshake_timeout_ms)});
+  }
+  if (kafka_tls || native_tls || metrics_tls) {
+    // SIGHUP: new connections get contexts built from the files as they are
+    // now; established ones keep theirs. A failed reload keeps the old one.
+    options.on_reload = [&kafka_tls, &native_tls, &metrics_tls] {
+      for (security::TlsContextSource* source :
+           {kafka_tls.get(), native_tls.get(), metrics_tls.get()}) {
+        if (source == nullptr) continue;
+        if (Status st = source->reload(); !st.ok()) {
+          spdlog::error("TLS reload failed, keeping the previous {} certificate: {}",
+                        source->settings().kind, st.message());
+        } else {
+          spdlog::info("TLS reload: new {} connections use {}", source->settings().kind,
+                       source->settings().cert_file);
+        }
+      }
+    };
   }
   options.max_frame_bytes = static_cast<uint32_t>(config.max_frame_bytes);
   options.max_connections = static_cast<size_t>(config.max_connections);
@@ -285,14 +362,15 @@ int main(int argc, char** argv) {
                                   reply(std::move(page));
                                 });
         });
+    if (metrics_tls) metrics_endpoint->use_tls(metrics_tls.get());
     if (Status st = metrics_endpoint->open(*parse_host_port(config.metrics_listen)); !st.ok()) {
       spdlog::critical("{}", st.message());
       return 1;
     }
     metrics_server = metrics_endpoint.get();
     // Tests parse "metrics on HOST:PORT" from this line.
-    spdlog::info("metrics on {} (GET /metrics)",
-                 format_endpoint(metrics_endpoint->local_endpoint()));
+    spdlog::info("metrics on {} (GET /metrics{})",
+                 format_endpoint(metrics_endpoint->local_endpoint()), metrics_tls ? ", HTTPS" : "");
   }
   // Tests and scripts parse "listening on HOST:PORT" from this line.
   spdlog::info("{} listening on {} (data_dir \"{}\", config \"{}\", {} thread(s))", kBrokerVersion,

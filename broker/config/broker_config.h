@@ -71,6 +71,30 @@ struct BrokerConfig {
   std::string sasl_mechanisms = "SCRAM-SHA-256,SCRAM-SHA-512";
   int64_t sasl_max_failed_authentications = 10;
   int64_t sasl_max_token_bytes = 8192;
+  // [tls] (security/tls_context.h): per listener kind the PEM certificate
+  // chain, its key, the CA client certificates must come from (mutual TLS)
+  // and whether a client certificate is none|requested|required.
+  std::string tls_kafka_cert_file;
+  std::string tls_kafka_key_file;
+  std::string tls_kafka_client_ca_file;
+  std::string tls_kafka_client_auth = "none";
+  std::string tls_native_cert_file;
+  std::string tls_native_key_file;
+  std::string tls_native_client_ca_file;
+  std::string tls_native_client_auth = "none";
+  std::string tls_metrics_cert_file;  // set: /metrics is served over HTTPS
+  std::string tls_metrics_key_file;
+  std::string tls_metrics_client_ca_file;
+  std::string tls_metrics_client_auth = "none";
+  std::string tls_min_version = "1.2";
+  std::string tls_ciphers =
+      "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:"
+      "ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305";
+  std::string tls_principal_mapping_rules = "DEFAULT";
+  int64_t tls_handshake_timeout_ms = 10'000;
+  // [metrics] allow_unauthenticated: /metrics on a non-loopback address
+  // without mutual TLS is refused at start unless set.
+  bool metrics_allow_unauthenticated = false;
   // [authorization] (security/acl/)
   bool authorization_enabled = false;
   std::string authorization_super_users;  // "User:admin;User:ops"

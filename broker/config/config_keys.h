@@ -26,6 +26,7 @@ enum class ConfigKind {
   kLogLevel,         // trace|debug|info|warn|error|critical|off
   kListenerList,     // "SECURITY://IP:PORT, ..." (listener_list.h), or ""
   kAdvertisedList,   // "SECURITY://HOST:PORT, ...", or ""
+  kStringOrEmpty,    // any string, "" allowed (a file path or "none set")
   kPrincipalList,    // "User:a;User:b" (security/acl/acl_authorizer.h), or ""
 };
 

@@ -4,9 +4,11 @@
 #include <spdlog/spdlog.h>
 
 #include <array>
+#include <asio/steady_timer.hpp>
 #include <asio/write.hpp>
 #include <memory>
 
+#include "../net/connection_stream.h"
 #include "../net/listener.h"
 
 namespace spillway::broker {
@@ -14,16 +16,41 @@ namespace spillway::broker {
 namespace {
 
 constexpr size_t kMaxRequestBytes = 8 << 10;
+// A scrape (TLS handshake included) that takes longer is cut: a stalled
+// client must not hold a connection open.
+constexpr std::chrono::seconds kExchangeTimeout{10};
 
 // One HTTP exchange: read the request head, answer, close. Callback-driven
 // (no coroutines) so it builds with every compiler the project supports.
 class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
  public:
   HttpConnection(asio::ip::tcp::socket socket, MetricsServer::Render* render)
-      : socket_(std::move(socket)), render_(render) {}
+      : stream_(std::move(socket)), deadline_(stream_.get_executor()), render_(render) {}
+
+  // Plain HTTP, or HTTPS with `tls` (its current context).
+  void start(const security::TlsContextSource* tls) {
+    deadline_.expires_after(kExchangeTimeout);
+    deadline_.async_wait([self = shared_from_this()](const asio::error_code& ec) {
+      if (!ec) self->close();
+    });
+    if (tls == nullptr) {
+      read();
+      return;
+    }
+    stream_.use_tls(tls->current());
+    stream_.tls_stream().async_handshake(
+        asio::ssl::stream_base::server, [self = shared_from_this()](const asio::error_code& ec) {
+          if (ec) {
+            spdlog::debug("metrics: TLS handshake failed: {}", ec.message());
+            self->close();
+            return;
+          }
+          self->read();
+        });
+  }
 
   void read() {
-    socket_.async_read_some(asio::buffer(buf_),
+    stream_.async_read_some(asio::buffer(buf_),
                             [self = shared_from_this()](const asio::error_code& ec, size_t n) {
                               if (ec) return;
                               self->request_.append(self->buf_.data(), n);
@@ -51,14 +78,28 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
     response_ = "HTTP/1.1 " + status +
                 "\r\nContent-Type: text/plain; version=0.0.4\r\nContent-Length: " +
                 std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body;
-    asio::async_write(socket_, asio::buffer(response_),
-                      [self = shared_from_this()](const asio::error_code&, size_t) {
+    asio::async_write(stream_, asio::buffer(response_),
+                      [self = shared_from_this()](const asio::error_code& ec, size_t) {
+                        if (!ec && self->stream_.tls()) {
+                          // close_notify; the deadline bounds the wait for the client's.
+                          self->stream_.tls_stream().async_shutdown(
+                              [self](const asio::error_code&) { self->close(); });
+                          return;
+                        }
                         asio::error_code ignored;
-                        self->socket_.shutdown(asio::socket_base::shutdown_both, ignored);
+                        self->stream_.socket().shutdown(asio::socket_base::shutdown_both, ignored);
+                        self->deadline_.cancel();
                       });
   }
 
-  asio::ip::tcp::socket socket_;
+  void close() {
+    asio::error_code ignored;
+    stream_.socket().close(ignored);
+    deadline_.cancel();
+  }
+
+  ConnectionStream stream_;
+  asio::steady_timer deadline_;
   MetricsServer::Render* render_;
   std::array<char, 1024> buf_;
   std::string request_;
@@ -95,7 +136,7 @@ void MetricsServer::close() {
 void MetricsServer::accept_next() {
   acceptor_->async_accept([this](asio::error_code ec, asio::ip::tcp::socket socket) {
     if (ec == asio::error::operation_aborted || !acceptor_->is_open()) return;
-    if (!ec) std::make_shared<HttpConnection>(std::move(socket), &render_)->read();
+    if (!ec) std::make_shared<HttpConnection>(std::move(socket), &render_)->start(tls_);
     accept_next();
   });
 }

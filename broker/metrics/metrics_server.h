@@ -12,6 +12,7 @@
 #include <string>
 
 #include "../config/listen_address.h"
+#include "../security/tls_context.h"
 #include "spillway/common/status.h"
 
 namespace spillway::broker {
@@ -24,6 +25,10 @@ class MetricsServer {
   // (after asking other cores); it runs on `context`'s thread.
   using Render = std::function<void(Reply)>;
   MetricsServer(asio::io_context& context, Render render);
+
+  // Serves HTTPS with `tls`'s current context (which must outlive the
+  // server). Call before open().
+  void use_tls(const security::TlsContextSource* tls) { tls_ = tls; }
 
   // Binds and starts accepting. kIoError "metrics endpoint ([metrics] listen):
   // cannot listen on HOST:PORT: ..." when it cannot.
@@ -38,6 +43,7 @@ class MetricsServer {
   asio::io_context& context_;
   Render render_;
   std::unique_ptr<asio::ip::tcp::acceptor> acceptor_;
+  const security::TlsContextSource* tls_ = nullptr;
 };
 
 }  // namespace spillway::broker

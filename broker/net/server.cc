@@ -73,24 +73,38 @@ Status Server::open() {
     auto acceptor =
         open_listener(cores_.context(0), listener.address, listener.name + " listen address");
     if (!acceptor.ok()) return acceptor.status();
-    acceptors_.push_back(Acceptor{
-        std::move(acceptor).value(),
-        std::make_unique<SessionListener>(SessionListener{.dispatcher = listener.dispatcher,
-                                                          .index = acceptors_.size(),
-                                                          .security = listener.security})});
+    acceptors_.push_back(Acceptor{std::move(acceptor).value(),
+                                  std::make_unique<SessionListener>(SessionListener{
+                                      .dispatcher = listener.dispatcher,
+                                      .index = acceptors_.size(),
+                                      .security = listener.security,
+                                      .tls = listener.tls,
+                                      .principal_mapper = listener.principal_mapper,
+                                      .handshake_timeout = listener.handshake_timeout})});
   }
   if (options_.handle_signals) {
     // Installed here, before the caller logs that it listens, so a signal
     // sent right after that line is never lost to the default action.
     signals_ = std::make_unique<asio::signal_set>(cores_.context(0), SIGINT, SIGTERM);
-    signals_->async_wait([this](asio::error_code ec, int signo) {
-      if (ec) return;
-      spdlog::info("received {}, stopping: no new connections, finishing in-flight requests",
-                   signo == SIGINT ? "SIGINT" : "SIGTERM");
-      stop();
-    });
+    if (options_.on_reload) signals_->add(SIGHUP);
+    wait_for_signal();
   }
   return Status::Ok();
+}
+
+void Server::wait_for_signal() {
+  signals_->async_wait([this](asio::error_code ec, int signo) {
+    if (ec) return;
+    if (signo == SIGHUP) {
+      spdlog::info("received SIGHUP, reloading TLS certificates");
+      options_.on_reload();
+      if (!stop_requested_.load()) wait_for_signal();
+      return;
+    }
+    spdlog::info("received {}, stopping: no new connections, finishing in-flight requests",
+                 signo == SIGINT ? "SIGINT" : "SIGTERM");
+    stop();
+  });
 }
 
 asio::ip::tcp::endpoint Server::local_endpoint(size_t index) const {

@@ -18,7 +18,9 @@
 #include "../config/listen_address.h"
 #include "../protocol/dispatcher.h"
 #include "../protocol/memory_budget.h"
+#include "../security/principal_mapping.h"
 #include "../security/security_protocol.h"
+#include "../security/tls_context.h"
 #include "connection_limits.h"
 #include "runtime/core_set.h"
 #include "spillway/common/log.h"
@@ -37,6 +39,11 @@ struct ListenerOptions {
   // server.
   const Dispatcher* dispatcher = nullptr;
   security::SecurityProtocol security = security::SecurityProtocol::kPlaintext;
+  // TLS listeners: the context source and principal mapping (both must
+  // outlive the server) and the handshake's time limit.
+  const security::TlsContextSource* tls = nullptr;
+  const security::PrincipalMapper* principal_mapper = nullptr;
+  std::chrono::milliseconds handshake_timeout{10'000};
 };
 
 // The server's settings. main() fills them from the BrokerConfig; the
@@ -56,6 +63,9 @@ struct ServerOptions {
   std::chrono::milliseconds idle_timeout{0};  // 0 = never close idle connections
   std::chrono::milliseconds shutdown_timeout{defaults::kShutdownTimeoutMs};
   bool handle_signals = true;  // SIGINT/SIGTERM call stop()
+  // With handle_signals: SIGHUP calls it on core 0's thread (the TLS
+  // certificate reload); unset = SIGHUP is not caught.
+  std::function<void()> on_reload = nullptr;
   // Called on each core's thread when the stop begins, before the core's
   // periodic tasks are cancelled (CoreSet::stop_core), so work the broker put
   // on the cores (long polls, other acceptors) can end and let run() return.
@@ -112,6 +122,7 @@ class Server {
     std::unique_ptr<SessionListener> listener;  // what its sessions take from it
   };
   void accept_next(size_t listener);
+  void wait_for_signal();
   void admit(asio::ip::tcp::socket socket, size_t listener, size_t target);
   // max_connections is reached: finds the connection idle longest on any
   // core, closes it and gives its place to the new one; refuses the new

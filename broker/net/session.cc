@@ -2,6 +2,7 @@
 // as callback-driven state machines on the session's thread.
 #include "session.h"
 
+#include <openssl/x509.h>
 #include <spdlog/spdlog.h>
 
 #include <asio/read.hpp>
@@ -21,17 +22,18 @@ constexpr size_t kDrainBytes = 4096;
 
 Session::Session(asio::ip::tcp::socket socket, asio::ip::address address, SessionHost& host,
                  const SessionListener& listener)
-    : socket_(std::move(socket)),
+    : stream_(std::move(socket)),
       host_(host),
+      listener_(listener),
       dispatcher_(*listener.dispatcher),
       address_(std::move(address)),
       memory_(*host.memory, host.connection_memory_bytes),
-      idle_timer_(socket_.get_executor()) {
+      idle_timer_(stream_.get_executor()) {
   asio::error_code ec;
-  auto endpoint = socket_.remote_endpoint(ec);
+  auto endpoint = stream_.socket().remote_endpoint(ec);
   peer_ = ec ? std::string("?")
              : endpoint.address().to_string() + ":" + std::to_string(endpoint.port());
-  socket_.set_option(asio::ip::tcp::no_delay(true), ec);
+  stream_.socket().set_option(asio::ip::tcp::no_delay(true), ec);
   security_.protocol = listener.security;
   security_.listener = listener.index;
   security_.host = address_.to_string();
@@ -60,6 +62,69 @@ void wake_memory_waiters(void* ctx) {
 void Session::start() {
   spdlog::debug("connection from {}", peer_);
   last_read_ = std::chrono::steady_clock::now();
+  if (security::uses_tls(listener_.security) && listener_.tls != nullptr) {
+    stream_.use_tls(listener_.tls->current());
+    start_handshake(listener_.handshake_timeout);
+    return;
+  }
+  read_header();
+  if (host_.idle_timeout.count() > 0) watch_idle();
+}
+
+void Session::start_handshake(std::chrono::milliseconds timeout) {
+  handshaking_ = true;
+  // A client that stalls (or trickles) its handshake is cut at the
+  // deadline; the handshake then fails with operation_aborted.
+  idle_timer_.expires_after(timeout);
+  idle_timer_.async_wait([self = shared_from_this(), timeout](const asio::error_code& ec) {
+    if (ec || !self->handshaking_) return;
+    if (uint64_t held_back = 0; self->host_.tls_handshake_log.allow(&held_back)) {
+      spdlog::warn(
+          "connection from {}: TLS handshake not finished within {} ms; closing it ({} more "
+          "failed handshake(s) not logged)",
+          self->peer_, timeout.count(), held_back);
+    }
+    self->close_socket();
+  });
+  stream_.tls_stream().async_handshake(
+      asio::ssl::stream_base::server,
+      [self = shared_from_this()](const asio::error_code& ec) { self->on_handshake(ec); });
+}
+
+void Session::on_handshake(const asio::error_code& ec) {
+  handshaking_ = false;
+  idle_timer_.cancel();
+  if (ec || stopping_ || write_ == WriteState::kClosed) {
+    if (ec && write_ != WriteState::kClosed) {
+      // Scanners and misconfigured clients can do this in a loop: rate-limited.
+      if (uint64_t held_back = 0; host_.tls_handshake_log.allow(&held_back)) {
+        // The client certificate's own fault (expired, unknown CA), if any.
+        const long verify = SSL_get_verify_result(stream_.tls_stream().native_handle());
+        spdlog::warn(
+            "connection from {}: TLS handshake failed: {}{}{}; closing it ({} more failed "
+            "handshake(s) not logged)",
+            peer_, ec.message(), verify != X509_V_OK ? ": client certificate: " : "",
+            verify != X509_V_OK ? X509_verify_cert_error_string(verify) : "", held_back);
+      }
+    }
+    set_read_state(ReadState::kDone);
+    close_socket();
+    return;
+  }
+  tls_up_ = true;
+  // On an SSL listener a verified client certificate names the principal;
+  // on SASL_SSL SASL does, later.
+  if (listener_.security == security::SecurityProtocol::kSsl) {
+    std::string subject = security::verified_peer_subject(stream_.tls_stream().native_handle());
+    if (!subject.empty()) {
+      security_.principal = "User:" + (listener_.principal_mapper != nullptr
+                                           ? listener_.principal_mapper->map(subject)
+                                           : subject);
+      spdlog::info("connection from {}: TLS client certificate \"{}\", principal {}", peer_,
+                   subject, security_.principal);
+    }
+  }
+  last_read_ = std::chrono::steady_clock::now();
   read_header();
   if (host_.idle_timeout.count() > 0) watch_idle();
 }
@@ -67,6 +132,11 @@ void Session::start() {
 void Session::stop() {
   if (stopping_) return;
   stopping_ = true;
+  if (handshaking_) {
+    // Nothing was read yet: end the handshake, which ends the session.
+    close_socket();
+    return;
+  }
   // Only the pending header/body read is cancelled; exchanges in flight are
   // still answered.
   stop_reading_.emit(asio::cancellation_type::terminal);
@@ -172,7 +242,7 @@ void Session::read_header() {
   }
   set_read_state(ReadState::kHeader);
   asio::async_read(
-      socket_, asio::buffer(header_bytes_),
+      stream_, asio::buffer(header_bytes_),
       bind_memory(
           read_memory_,
           [self = shared_from_this()](const asio::error_code& ec, size_t) { self->on_header(ec); },
@@ -261,7 +331,7 @@ void Session::read_body() {
   }
   set_read_state(ReadState::kBody);
   asio::async_read(
-      socket_, asio::buffer(body_buffer(header_.body_bytes), header_.body_bytes),
+      stream_, asio::buffer(body_buffer(header_.body_bytes), header_.body_bytes),
       bind_memory(
           read_memory_,
           [self = shared_from_this()](const asio::error_code& ec, size_t) { self->on_body(ec); },
@@ -356,7 +426,7 @@ void Session::kick_writer() {
   }
   write_ = WriteState::kWriting;
   // A span, not the vector: the write operation copies its buffer sequence.
-  asio::async_write(socket_, std::span<const asio::const_buffer>(write_buffers_),
+  asio::async_write(stream_, std::span<const asio::const_buffer>(write_buffers_),
                     bind_memory(write_memory_, [self = shared_from_this(), exchanges](
                                                    const asio::error_code& ec, size_t) {
                       self->on_written(ec, exchanges);
@@ -370,7 +440,7 @@ void Session::on_written(const asio::error_code& ec, size_t exchanges) {
     write_ = WriteState::kBroken;
     stop();
     asio::error_code ignored;
-    socket_.shutdown(asio::socket_base::shutdown_receive, ignored);
+    stream_.socket().shutdown(asio::socket_base::shutdown_receive, ignored);
   }
   for (size_t i = 0; i < exchanges; ++i) {
     ring_[head_]->recycle();
@@ -387,10 +457,10 @@ void Session::on_written(const asio::error_code& ec, size_t exchanges) {
 }
 
 void Session::close_gracefully() {
+  if (write_ == WriteState::kClosed) return;
   asio::error_code ignored;
-  socket_.shutdown(asio::socket_base::shutdown_send, ignored);
   idle_timer_.cancel();
-  if (write_ == WriteState::kBroken) {
+  if (write_ == WriteState::kBroken || (stream_.tls() && !tls_up_)) {
     close_socket();
     return;
   }
@@ -398,8 +468,17 @@ void Session::close_gracefully() {
   idle_timer_.expires_after(kLingerTime);
   // Plain handlers from here on: a closing connection may allocate.
   idle_timer_.async_wait([self = shared_from_this()](const asio::error_code& ec) {
-    if (!ec) self->close_socket();  // completes the pending drain read
+    if (!ec) self->close_socket();  // completes the pending drain read or TLS shutdown
   });
+  if (stream_.tls()) {
+    // close_notify, then wait (at most kLingerTime) for the client's: the
+    // TLS form of FIN-then-drain below. A client that never answers does
+    // not hold the shutdown up.
+    stream_.tls_stream().async_shutdown(
+        [self = shared_from_this()](const asio::error_code&) { self->close_socket(); });
+    return;
+  }
+  stream_.socket().shutdown(asio::socket_base::shutdown_send, ignored);
   drain_input();
 }
 
@@ -407,21 +486,21 @@ void Session::close_socket() {
   if (write_ == WriteState::kClosed) return;
   write_ = WriteState::kClosed;
   asio::error_code ignored;
-  socket_.close(ignored);
+  stream_.socket().close(ignored);
   idle_timer_.cancel();
 }
 
 void Session::drain_input() {
   // No read is pending once the reader is done, so the body buffer is free.
   if (body_ == nullptr) body_buffer(kDrainBytes);
-  socket_.async_read_some(asio::buffer(body_, kDrainBytes),
-                          [self = shared_from_this()](const asio::error_code& ec, size_t) {
-                            if (!ec && self->write_ == WriteState::kLingering) {
-                              self->drain_input();
-                              return;
-                            }
-                            self->close_socket();
-                          });
+  stream_.socket().async_read_some(asio::buffer(body_, kDrainBytes),
+                                   [self = shared_from_this()](const asio::error_code& ec, size_t) {
+                                     if (!ec && self->write_ == WriteState::kLingering) {
+                                       self->drain_input();
+                                       return;
+                                     }
+                                     self->close_socket();
+                                   });
 }
 
 void Session::watch_idle() {

@@ -34,7 +34,10 @@
 #include "../protocol/exchange.h"
 #include "../protocol/memory_budget.h"
 #include "../security/connection_security.h"
+#include "../security/principal_mapping.h"
+#include "../security/tls_context.h"
 #include "connection_limits.h"
+#include "connection_stream.h"
 #include "handler_memory.h"
 #include "spillway/common/log.h"
 
@@ -61,6 +64,7 @@ struct SessionHost {
   // wake_memory_waiters() when memory is given back.
   std::vector<std::shared_ptr<Session>> memory_waiters;
   log::RateLimit bad_frame_log;  // oversized or malformed frame headers
+  log::RateLimit tls_handshake_log;  // failed or stalled TLS handshakes
 };
 
 // Retries every session of `host` that waits for memory. The
@@ -73,6 +77,12 @@ struct SessionListener {
   const Dispatcher* dispatcher = nullptr;  // its protocol and handlers
   size_t index = 0;                        // in ServerOptions::listeners
   security::SecurityProtocol security = security::SecurityProtocol::kPlaintext;
+  // TLS listeners (SSL, SASL_SSL): where each new connection takes its
+  // context from (swapped on SIGHUP), the client certificate's subject to
+  // principal mapping, and how long the handshake may take.
+  const security::TlsContextSource* tls = nullptr;
+  const security::PrincipalMapper* principal_mapper = nullptr;
+  std::chrono::milliseconds handshake_timeout{10'000};
 };
 
 class Session : public std::enable_shared_from_this<Session> {
@@ -136,6 +146,11 @@ class Session : public std::enable_shared_from_this<Session> {
     kClosed,     // the socket is closed (or the session abandoned)
   };
 
+  // TLS listeners: the server handshake, bounded by the listener's
+  // handshake_timeout, before the first read; then the principal from a
+  // verified client certificate (SSL listeners).
+  void start_handshake(std::chrono::milliseconds timeout);
+  void on_handshake(const asio::error_code& ec);
   // Reader: header, then memory for the body, then body, then dispatch;
   // paused while the ring is full or the budget has no room.
   void read_header();
@@ -171,8 +186,9 @@ class Session : public std::enable_shared_from_this<Session> {
   Exchange& next_exchange();
   static void on_finished(Exchange& exchange, void* owner);
 
-  asio::ip::tcp::socket socket_;
+  ConnectionStream stream_;  // the socket, or TLS over it
   SessionHost& host_;
+  const SessionListener& listener_;
   const Dispatcher& dispatcher_;  // the listener's: its protocol and handlers
   const asio::ip::address address_;
   // Before ring_: destroyed after the exchanges, giving back what they hold.
@@ -194,6 +210,8 @@ class Session : public std::enable_shared_from_this<Session> {
   WriteState write_ = WriteState::kIdle;
   bool stopping_ = false;  // stop() was called: read nothing more
   bool evicted_ = false;   // the place in host.limits was handed on
+  bool handshaking_ = false;  // the TLS handshake is in progress
+  bool tls_up_ = false;       // the TLS handshake succeeded: close with close_notify
   std::string peer_;
   // Who the client is; given to every exchange (Exchange::security()).
   security::ConnectionSecurity security_;

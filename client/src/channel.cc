@@ -104,9 +104,6 @@ Status Channel::connect(std::string_view address, const ConnectionOptions& optio
   close();
   address_ = std::string(address);
   options_ = options;
-  if (options.security.tls.enabled) {
-    return Status(ErrorCode::kInvalidArgument, "TLS is not available in this build");
-  }
   std::string host, port;
   SPILLWAY_RETURN_IF_ERROR(split_address(address, &host, &port));
   addrinfo hints{};
@@ -143,6 +140,19 @@ Status Channel::connect(std::string_view address, const ConnectionOptions& optio
   tv.tv_sec = options_.request_timeout.count() / 1000;
   tv.tv_usec = (options_.request_timeout.count() % 1000) * 1000;
   ::setsockopt(fd_, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+  if (options_.security.tls.enabled) {
+    // TLS runs on a non-blocking socket; its reads and writes wait with
+    // poll() for their deadlines.
+    ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) | O_NONBLOCK);
+    tls_ = std::make_unique<TlsClient>();
+    Status st = tls_->handshake(fd_, address_, host, options_.security.tls,
+                                Clock::now() + options_.connect_timeout);
+    if (!st.ok()) {
+      close();
+      return st;
+    }
+  }
+  // SASL after TLS: the credentials travel inside it.
   if (!options_.security.sasl.mechanism.empty()) {
     if (Status st = authenticate(); !st.ok()) {
       close();
@@ -153,6 +163,7 @@ Status Channel::connect(std::string_view address, const ConnectionOptions& optio
 }
 
 void Channel::close() noexcept {
+  tls_.reset();
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
 }
@@ -164,7 +175,8 @@ Status Channel::fail(ErrorCode code, std::string_view what) {
 
 Status Channel::send(WriteBuffer& request) noexcept {
   if (fd_ < 0) return Status(ErrorCode::kNotConnected, address_ + ": connection is closed");
-  Status st = writer_.send_all(fd_, request.segments());
+  Status st = tls_ ? tls_->write(request.segments(), Clock::now() + options_.request_timeout)
+                   : writer_.send_all(fd_, request.segments());
   if (!st.ok()) return fail(ErrorCode::kNotConnected, "send failed: " + std::string(st.message()));
   return Status::Ok();
 }
@@ -189,6 +201,15 @@ Status Channel::await_bytes(Deadline deadline) {
 
 Status Channel::read_exactly(std::byte* dst, std::size_t n, Deadline deadline) {
   bool wait = false;
+  while (tls_ && n > 0) {
+    if (wait) SPILLWAY_RETURN_IF_ERROR(await_bytes(deadline));
+    std::size_t got = 0;
+    Status st = tls_->read_some(dst, n, &got);
+    if (!st.ok()) return fail(st.code(), st.message());
+    dst += got;
+    n -= got;
+    wait = got == 0;  // nothing decrypted is left: wait for the socket
+  }
   while (n > 0) {
     if (wait) SPILLWAY_RETURN_IF_ERROR(await_bytes(deadline));
     const ssize_t r = ::recv(fd_, dst, n, MSG_DONTWAIT);
@@ -264,6 +285,7 @@ void Channel::reserve(std::size_t bytes) {
 
 bool Channel::wait_readable(std::chrono::milliseconds timeout, int wake_fd) noexcept {
   if (fd_ < 0) return false;
+  if (tls_ && tls_->pending()) return true;
   pollfd p[2] = {{fd_, POLLIN, 0}, {wake_fd, POLLIN, 0}};
   const int r = ::poll(p, wake_fd >= 0 ? 2 : 1, static_cast<int>(timeout.count()));
   return r > 0 && (p[0].revents & (POLLIN | POLLHUP | POLLERR)) != 0;

@@ -40,6 +40,7 @@
 #include "spillway/common/status.h"
 #include "spillway/common/write_buffer.h"
 #include "spillway/connection.h"
+#include "tls_client.h"
 
 namespace spillway::wire {
 
@@ -149,6 +150,7 @@ class Channel {
   Status fail(ErrorCode code, std::string_view what);
 
   int fd_ = -1;
+  std::unique_ptr<TlsClient> tls_;  // set on a TLS connection (TlsOptions::enabled)
   std::string address_;
   ConnectionOptions options_;
   int32_t next_correlation_id_ = 1;

@@ -1,8 +1,9 @@
-// librdkafka with security.protocol=SASL_PLAINTEXT against the real broker:
-// for PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512, records produced with acks=all
-// come back through a consumer; a wrong password and an unknown user make
-// librdkafka report an authentication error carrying the broker's message,
-// while a right client on the same broker keeps being served.
+// librdkafka with security.protocol=SASL_PLAINTEXT and SASL_SSL (SASL inside
+// TLS, the broker's certificate checked against a test CA) against the real
+// broker: for PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512, records produced with
+// acks=all come back through a consumer; a wrong password and an unknown
+// user make librdkafka report an authentication error carrying the broker's
+// message, while a right client on the same broker keeps being served.
 //
 // Loops that wait are bounded by a deadline so a broken broker fails the
 // test instead of hanging it; no assertion is about time.
@@ -19,6 +20,7 @@
 #include "spillway/admin.h"
 #include "spillway/common/credential_file.h"
 #include "spillway/common/scram.h"
+#include "test_pki.h"
 
 namespace spillway::testing {
 namespace {
@@ -42,9 +44,18 @@ struct Errors {
   std::string text;
 };
 
-class LibrdkafkaSasl : public ::testing::Test {
+// The listener's security protocol: SASL_PLAINTEXT or SASL_SSL.
+class LibrdkafkaSasl : public ::testing::TestWithParam<std::string> {
  protected:
+  bool tls() const { return GetParam() == "SASL_SSL"; }
+
   void SetUp() override {
+    if (tls()) {
+      std::filesystem::create_directories(dir_.path() / "pki");
+      auto pki = make_test_pki(dir_.path() / "pki");
+      ASSERT_TRUE(pki.ok()) << pki.status().to_string();
+      pki_ = *pki;
+    }
     const std::filesystem::path data = dir_.path() / "data";
     std::filesystem::create_directories(data);
     std::vector<scram::UserCredential> all;
@@ -60,15 +71,19 @@ class LibrdkafkaSasl : public ::testing::Test {
                     "--kafka-listen",
                     "127.0.0.1:0",
                     "--kafka-listeners",
-                    "SASL_PLAINTEXT://127.0.0.1:0",
+                    GetParam() + "://127.0.0.1:0",
                     "--sasl-mechanisms",
                     "PLAIN,SCRAM-SHA-256,SCRAM-SHA-512",
                     "--sasl-max-failed-authentications",
                     "1000"};
+    if (tls()) {
+      options.args.insert(options.args.end(), {"--tls-kafka-cert-file", pki_.server.cert,
+                                               "--tls-kafka-key-file", pki_.server.key});
+    }
     auto broker = BrokerProcess::start(options);
     ASSERT_TRUE(broker.ok()) << broker.status().to_string();
     broker_ = std::move(*broker);
-    sasl_port_ = broker_->listener_port("kafka SASL_PLAINTEXT");
+    sasl_port_ = broker_->listener_port("kafka " + GetParam());
     ASSERT_NE(sasl_port_, 0) << broker_->log();
     auto admin = Admin::connect(broker_->address());
     ASSERT_TRUE(admin.ok());
@@ -81,15 +96,18 @@ class LibrdkafkaSasl : public ::testing::Test {
                const std::string& password, Errors* errors) {
     std::unique_ptr<rd_kafka_conf_t, Conf> c(rd_kafka_conf_new());
     char error[512];
-    const std::vector<std::pair<std::string, std::string>> settings = {
+    std::vector<std::pair<std::string, std::string>> settings = {
         {"bootstrap.servers", "127.0.0.1:" + std::to_string(sasl_port_)},
-        {"security.protocol", "SASL_PLAINTEXT"},
+        {"security.protocol", GetParam()},
         {"sasl.mechanism", mechanism},
         {"sasl.username", user},
         {"sasl.password", password},
         {"log_level", "0"},
         {"acks", "all"},
     };
+    // The broker's certificate is checked against the CA and, by
+    // librdkafka's default endpoint identification, against 127.0.0.1.
+    if (tls()) settings.push_back({"ssl.ca.location", pki_.ca});
     for (const auto& [k, v] : settings) {
       if (type == RD_KAFKA_CONSUMER && k == "acks") continue;
       EXPECT_EQ(rd_kafka_conf_set(c.get(), k.c_str(), v.c_str(), error, sizeof error),
@@ -132,11 +150,18 @@ class LibrdkafkaSasl : public ::testing::Test {
   }
 
   TempDir dir_;
+  TestPki pki_;
   std::unique_ptr<BrokerProcess> broker_;
   uint16_t sasl_port_ = 0;
 };
 
-TEST_F(LibrdkafkaSasl, EveryMechanismProducesAndConsumes) {
+INSTANTIATE_TEST_SUITE_P(SecurityProtocols, LibrdkafkaSasl,
+                         ::testing::Values("SASL_PLAINTEXT", "SASL_SSL"),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           return info.param == "SASL_SSL" ? "SaslSsl" : "SaslPlaintext";
+                         });
+
+TEST_P(LibrdkafkaSasl, EveryMechanismProducesAndConsumes) {
   const std::vector<std::string> mechanisms = {"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"};
   for (const std::string& m : mechanisms) ASSERT_TRUE(produce(m, "via " + m)) << m;
   Errors errors;
@@ -159,7 +184,7 @@ TEST_F(LibrdkafkaSasl, EveryMechanismProducesAndConsumes) {
   EXPECT_EQ(got, (std::vector<std::string>{"via PLAIN", "via SCRAM-SHA-256", "via SCRAM-SHA-512"}));
 }
 
-TEST_F(LibrdkafkaSasl, WrongPasswordAndUnknownUserAreClearErrors) {
+TEST_P(LibrdkafkaSasl, WrongPasswordAndUnknownUserAreClearErrors) {
   struct Case {
     std::string mechanism, user, password;
   };
