@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <optional>
@@ -67,8 +68,15 @@ int report(const Status& st) {
 // cannot start meanwhile and a running one is refused.
 class OfflineLock {
  public:
-  static Result<OfflineLock> take(const std::string& dir) {
+  // `create`: make the directory when it does not exist yet, as the broker
+  // does at its first start (the first user is made before it).
+  static Result<OfflineLock> take(const std::string& dir, bool create = false) {
     const std::string path = dir + "/LOCK";
+    if (create) {
+      std::error_code ec;
+      std::filesystem::create_directories(dir, ec);
+      if (ec) return Status(ErrorCode::kIoError, "cannot create " + dir + ": " + ec.message());
+    }
     struct stat st {};
     if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
       return Status(ErrorCode::kInvalidArgument, dir + " is not a directory");
@@ -125,7 +133,7 @@ int create(const UserCommandOptions& o) {
     return 0;
   }
   if (Status st = scram::check_user_name(o.user); !st.ok()) return report(st);
-  Result<OfflineLock> lock = OfflineLock::take(o.data_dir);
+  Result<OfflineLock> lock = OfflineLock::take(o.data_dir, /*create=*/true);
   if (!lock.ok()) return report(lock.status());
   Result<std::vector<scram::UserCredential>> all = read_offline(o.data_dir);
   if (!all.ok()) return report(all.status());
