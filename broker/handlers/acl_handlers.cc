@@ -1,10 +1,9 @@
 // The native ACL handlers: authorize, then ask or change the AclManager.
 // Refusals of the whole request (authorization off, not authorized, a
 // malformed filter for DescribeAcls) are the frame's error; what the
-// manager says about one binding or filter is that entry's error.
+// manager says about one binding or filter is that entry's error. The
+// manager logs every change.
 #include "acl_handlers.h"
-
-#include <spdlog/spdlog.h>
 
 #include <string>
 #include <vector>
@@ -75,23 +74,19 @@ messages::AclBindingBody body_of(const AclBinding& b) {
 // Ok when the broker has ACLs and the principal may do `operation` on the
 // cluster (Describe to list, Alter to change, as Kafka's ACL APIs).
 Status check(const BrokerContext& context, const Exchange& exchange, AclOperation operation,
-             std::string_view api) {
+             std::string_view api, std::string_view what) {
   if (context.acls == nullptr) {
     return Status(ErrorCode::kSecurityDisabled,
                   "authorization is off ([authorization] enabled = false)");
   }
   if (!may_cluster(context, exchange, operation)) {
     return Status(ErrorCode::kClusterAuthorizationFailed,
-                  std::string(api) + " needs " +
+                  std::string("not authorized to ") + std::string(what) + " ACLs (" +
+                      std::string(api) + " needs " +
                       (operation == AclOperation::kAlter ? "Alter" : "Describe") +
-                      " on the cluster");
+                      " on the cluster)");
   }
   return Status::Ok();
-}
-
-std::string who(const Exchange& exchange) {
-  const security::ConnectionSecurity* s = exchange.security();
-  return s == nullptr ? std::string("?") : s->principal + " from " + s->host;
 }
 
 }  // namespace
@@ -103,7 +98,8 @@ void DescribeAclsHandler::handle(Exchange& exchange) {
     exchange.finish(request.status());
     return;
   }
-  if (Status st = check(context_, exchange, AclOperation::kDescribe, "DescribeAcls"); !st.ok()) {
+  if (Status st = check(context_, exchange, AclOperation::kDescribe, "DescribeAcls", "list");
+      !st.ok()) {
     exchange.finish(st);
     return;
   }
@@ -126,27 +122,20 @@ void CreateAclsHandler::handle(Exchange& exchange) {
     exchange.finish(request.status());
     return;
   }
-  if (Status st = check(context_, exchange, AclOperation::kAlter, "CreateAcls"); !st.ok()) {
+  if (Status st = check(context_, exchange, AclOperation::kAlter, "CreateAcls", "add"); !st.ok()) {
     exchange.finish(st);
     return;
   }
   std::vector<AclBinding> bindings;
   bindings.reserve(static_cast<size_t>(request->bindings.size()));
   for (const messages::AclBindingBody& b : request->bindings) bindings.push_back(to_binding(b));
-  std::vector<std::string> described;
-  described.reserve(bindings.size());
-  for (const AclBinding& b : bindings) described.push_back(security::describe(b));
   context_.acls->create(
       std::move(bindings), exchange.executor(),
-      [ex = &exchange, keep = exchange.keep_alive(), described = std::move(described),
-       by = who(exchange)](std::vector<Status> statuses) {
+      [ex = &exchange, keep = exchange.keep_alive()](std::vector<Status> statuses) {
         std::vector<std::string> messages(statuses.size());
         std::vector<messages::AclCreationResult> results(statuses.size());
         for (size_t i = 0; i < statuses.size(); ++i) {
-          if (statuses[i].ok()) {
-            if (i < described.size()) spdlog::info("ACL added by {}: {}", by, described[i]);
-            continue;
-          }
+          if (statuses[i].ok()) continue;
           results[i].error_code = statuses[i].code();
           messages[i] = statuses[i].message();
           results[i].error_message = messages[i];
@@ -162,36 +151,33 @@ void DeleteAclsHandler::handle(Exchange& exchange) {
     exchange.finish(request.status());
     return;
   }
-  if (Status st = check(context_, exchange, AclOperation::kAlter, "DeleteAcls"); !st.ok()) {
+  if (Status st = check(context_, exchange, AclOperation::kAlter, "DeleteAcls", "remove");
+      !st.ok()) {
     exchange.finish(st);
     return;
   }
   std::vector<AclFilter> filters;
   filters.reserve(static_cast<size_t>(request->filters.size()));
   for (const messages::AclFilterBody& f : request->filters) filters.push_back(to_filter(f));
-  context_.acls->remove(
-      std::move(filters), exchange.executor(),
-      [ex = &exchange, keep = exchange.keep_alive(),
-       by = who(exchange)](std::vector<Result<std::vector<AclBinding>>> removed) {
-        std::vector<std::string> messages(removed.size());
-        std::vector<std::vector<messages::AclBindingBody>> bodies(removed.size());
-        std::vector<messages::AclDeletionResult> results(removed.size());
-        for (size_t i = 0; i < removed.size(); ++i) {
-          if (!removed[i].ok()) {
-            results[i].error_code = removed[i].status().code();
-            messages[i] = removed[i].status().message();
-            results[i].error_message = messages[i];
-            continue;
-          }
-          bodies[i].reserve(removed[i]->size());
-          for (const AclBinding& b : *removed[i]) {
-            spdlog::info("ACL removed by {}: {}", by, security::describe(b));
-            bodies[i].push_back(body_of(b));
-          }
-          results[i].removed = bodies[i];
-        }
-        ex->finish(messages::encode_delete_acls_response({results}, ex->out()));
-      });
+  context_.acls->remove(std::move(filters), exchange.executor(),
+                        [ex = &exchange, keep = exchange.keep_alive()](
+                            std::vector<Result<std::vector<AclBinding>>> removed) {
+                          std::vector<std::string> messages(removed.size());
+                          std::vector<std::vector<messages::AclBindingBody>> bodies(removed.size());
+                          std::vector<messages::AclDeletionResult> results(removed.size());
+                          for (size_t i = 0; i < removed.size(); ++i) {
+                            if (!removed[i].ok()) {
+                              results[i].error_code = removed[i].status().code();
+                              messages[i] = removed[i].status().message();
+                              results[i].error_message = messages[i];
+                              continue;
+                            }
+                            bodies[i].reserve(removed[i]->size());
+                            for (const AclBinding& b : *removed[i]) bodies[i].push_back(body_of(b));
+                            results[i].removed = bodies[i];
+                          }
+                          ex->finish(messages::encode_delete_acls_response({results}, ex->out()));
+                        });
 }
 
 }  // namespace spillway::broker

@@ -46,8 +46,8 @@ std::string line_of(const AclRule& r) {
   std::string pattern(acl_name(r.pattern_type));
   for (char& c : type) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   for (char& c : pattern) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  std::string line = r.principal + " " + permission + " " + std::string(acl_name(r.operation)) +
-                     " on " + type;
+  std::string line =
+      r.principal + " " + permission + " " + std::string(acl_name(r.operation)) + " on " + type;
   if (r.resource_type != AclResourceType::kCluster) {
     line += " " + r.resource_name + " (" + pattern + ")";
   }
@@ -121,9 +121,9 @@ std::vector<Principal> principals_of(const AclCommandOptions& o) {
   for (const std::string& p : o.deny_principals) out.push_back({p, AclPermission::kDeny});
   for (const Principal& p : out) {
     if (p.name.find(':') == std::string::npos) {
-      throw CLI::ValidationError("--allow-principal/--deny-principal",
-                                 "a principal is Type:name, e.g. User:alice (got \"" + p.name +
-                                     "\")");
+      throw CLI::ValidationError(
+          "--allow-principal/--deny-principal",
+          "a principal is Type:name, e.g. User:alice (got \"" + p.name + "\")");
     }
   }
   return out;

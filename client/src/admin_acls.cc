@@ -48,7 +48,7 @@ messages::AclFilterBody body_of(const AclRuleFilter& f) {
 }
 
 AclRule rule_of(const messages::AclBindingBody& b) {
-  return {.resource_type = code_to(b.resource_type, AclResourceType::kCluster),
+  return {.resource_type = code_to(b.resource_type, AclResourceType::kTransactionalId),
           .resource_name = std::string(b.resource_name),
           .pattern_type = code_to(b.pattern_type, AclPatternType::kPrefixed),
           .principal = std::string(b.principal),
@@ -86,58 +86,88 @@ E parse_of(std::string_view text, const std::array<E, N>& values) {
 
 std::string_view acl_name(AclResourceType type) {
   switch (type) {
-    case AclResourceType::kAny: return "Any";
-    case AclResourceType::kTopic: return "Topic";
-    case AclResourceType::kGroup: return "Group";
-    case AclResourceType::kCluster: return "Cluster";
-    case AclResourceType::kUnknown: break;
+    case AclResourceType::kAny:
+      return "Any";
+    case AclResourceType::kTopic:
+      return "Topic";
+    case AclResourceType::kGroup:
+      return "Group";
+    case AclResourceType::kCluster:
+      return "Cluster";
+    case AclResourceType::kTransactionalId:
+      return "TransactionalId";
+    case AclResourceType::kUnknown:
+      break;
   }
   return "Unknown";
 }
 
 std::string_view acl_name(AclPatternType type) {
   switch (type) {
-    case AclPatternType::kAny: return "Any";
-    case AclPatternType::kMatch: return "Match";
-    case AclPatternType::kLiteral: return "Literal";
-    case AclPatternType::kPrefixed: return "Prefixed";
-    case AclPatternType::kUnknown: break;
+    case AclPatternType::kAny:
+      return "Any";
+    case AclPatternType::kMatch:
+      return "Match";
+    case AclPatternType::kLiteral:
+      return "Literal";
+    case AclPatternType::kPrefixed:
+      return "Prefixed";
+    case AclPatternType::kUnknown:
+      break;
   }
   return "Unknown";
 }
 
 std::string_view acl_name(AclOperation operation) {
   switch (operation) {
-    case AclOperation::kAny: return "Any";
-    case AclOperation::kAll: return "All";
-    case AclOperation::kRead: return "Read";
-    case AclOperation::kWrite: return "Write";
-    case AclOperation::kCreate: return "Create";
-    case AclOperation::kDelete: return "Delete";
-    case AclOperation::kAlter: return "Alter";
-    case AclOperation::kDescribe: return "Describe";
-    case AclOperation::kClusterAction: return "ClusterAction";
-    case AclOperation::kDescribeConfigs: return "DescribeConfigs";
-    case AclOperation::kAlterConfigs: return "AlterConfigs";
-    case AclOperation::kIdempotentWrite: return "IdempotentWrite";
-    case AclOperation::kUnknown: break;
+    case AclOperation::kAny:
+      return "Any";
+    case AclOperation::kAll:
+      return "All";
+    case AclOperation::kRead:
+      return "Read";
+    case AclOperation::kWrite:
+      return "Write";
+    case AclOperation::kCreate:
+      return "Create";
+    case AclOperation::kDelete:
+      return "Delete";
+    case AclOperation::kAlter:
+      return "Alter";
+    case AclOperation::kDescribe:
+      return "Describe";
+    case AclOperation::kClusterAction:
+      return "ClusterAction";
+    case AclOperation::kDescribeConfigs:
+      return "DescribeConfigs";
+    case AclOperation::kAlterConfigs:
+      return "AlterConfigs";
+    case AclOperation::kIdempotentWrite:
+      return "IdempotentWrite";
+    case AclOperation::kUnknown:
+      break;
   }
   return "Unknown";
 }
 
 std::string_view acl_name(AclPermission permission) {
   switch (permission) {
-    case AclPermission::kAny: return "Any";
-    case AclPermission::kDeny: return "Deny";
-    case AclPermission::kAllow: return "Allow";
-    case AclPermission::kUnknown: break;
+    case AclPermission::kAny:
+      return "Any";
+    case AclPermission::kDeny:
+      return "Deny";
+    case AclPermission::kAllow:
+      return "Allow";
+    case AclPermission::kUnknown:
+      break;
   }
   return "Unknown";
 }
 
 AclResourceType parse_acl_resource_type(std::string_view text) {
-  return parse_of(text, std::array{AclResourceType::kAny, AclResourceType::kTopic,
-                                   AclResourceType::kGroup, AclResourceType::kCluster});
+  return parse_of(
+      text, std::array{AclResourceType::kAny, AclResourceType::kTopic, AclResourceType::kGroup,
+                       AclResourceType::kCluster, AclResourceType::kTransactionalId});
 }
 
 AclPatternType parse_acl_pattern_type(std::string_view text) {
@@ -159,7 +189,9 @@ Result<std::vector<AclRule>> Admin::describe_acls(const AclRuleFilter& filter) {
   Result<std::vector<std::byte>> body =
       wire::channel_of(connection_)
           .call(frame::ApiKey::kDescribeAcls, messages::kDescribeAclsVersion,
-                [&](WriteBuffer& out) { return messages::encode_describe_acls_request(request, out); });
+                [&](WriteBuffer& out) {
+                  return messages::encode_describe_acls_request(request, out);
+                });
   if (!body.ok()) return body.status();
   Result<messages::DescribeAclsResponse> decoded = messages::decode_describe_acls_response(*body);
   if (!decoded.ok()) return decoded.status();
@@ -176,8 +208,9 @@ Result<std::vector<Status>> Admin::create_acls(const std::vector<AclRule>& rules
   const messages::CreateAclsRequest request{bodies};
   Result<std::vector<std::byte>> body =
       wire::channel_of(connection_)
-          .call(frame::ApiKey::kCreateAcls, messages::kCreateAclsVersion,
-                [&](WriteBuffer& out) { return messages::encode_create_acls_request(request, out); });
+          .call(frame::ApiKey::kCreateAcls, messages::kCreateAclsVersion, [&](WriteBuffer& out) {
+            return messages::encode_create_acls_request(request, out);
+          });
   if (!body.ok()) return body.status();
   Result<messages::CreateAclsResponse> decoded = messages::decode_create_acls_response(*body);
   if (!decoded.ok()) return decoded.status();
@@ -199,8 +232,9 @@ Result<std::vector<AclDeletion>> Admin::delete_acls(const std::vector<AclRuleFil
   const messages::DeleteAclsRequest request{bodies};
   Result<std::vector<std::byte>> body =
       wire::channel_of(connection_)
-          .call(frame::ApiKey::kDeleteAcls, messages::kDeleteAclsVersion,
-                [&](WriteBuffer& out) { return messages::encode_delete_acls_request(request, out); });
+          .call(frame::ApiKey::kDeleteAcls, messages::kDeleteAclsVersion, [&](WriteBuffer& out) {
+            return messages::encode_delete_acls_request(request, out);
+          });
   if (!body.ok()) return body.status();
   Result<messages::DeleteAclsResponse> decoded = messages::decode_delete_acls_response(*body);
   if (!decoded.ok()) return decoded.status();

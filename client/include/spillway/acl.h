@@ -14,7 +14,14 @@
 
 namespace spillway {
 
-enum class AclResourceType : int8_t { kUnknown = 0, kAny = 1, kTopic = 2, kGroup = 3, kCluster = 4 };
+enum class AclResourceType : int8_t {
+  kUnknown = 0,
+  kAny = 1,
+  kTopic = 2,
+  kGroup = 3,
+  kCluster = 4,  // named kAclClusterName
+  kTransactionalId = 5,
+};
 // kAny and kMatch select rules (filters) only; a rule is literal or prefixed.
 enum class AclPatternType : int8_t {
   kUnknown = 0,
@@ -71,7 +78,7 @@ struct AclRuleFilter {
 
 // What one filter of Admin::delete_acls did.
 struct AclDeletion {
-  Status status;               // why nothing was removed, or Ok
+  Status status;  // why nothing was removed, or Ok
   std::vector<AclRule> removed;
 };
 

@@ -58,7 +58,8 @@ struct AclFilterBody {
   static constexpr auto fields() {
     return std::tuple{
         Field<&AclFilterBody::resource_type>{"resource_type"},
-        Field<&AclFilterBody::resource_name>{"resource_name", wire::kAllVersions, wire::kAllVersions},
+        Field<&AclFilterBody::resource_name>{"resource_name", wire::kAllVersions,
+                                             wire::kAllVersions},
         Field<&AclFilterBody::pattern_type>{"pattern_type"},
         Field<&AclFilterBody::principal>{"principal", wire::kAllVersions, wire::kAllVersions},
         Field<&AclFilterBody::host>{"host", wire::kAllVersions, wire::kAllVersions},
