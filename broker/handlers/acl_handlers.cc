@@ -132,13 +132,13 @@ void CreateAclsHandler::handle(Exchange& exchange) {
   context_.acls->create(
       std::move(bindings), exchange.executor(),
       [ex = &exchange, keep = exchange.keep_alive()](std::vector<Status> statuses) {
-        std::vector<std::string> messages(statuses.size());
+        std::vector<std::string> texts(statuses.size());
         std::vector<messages::AclCreationResult> results(statuses.size());
         for (size_t i = 0; i < statuses.size(); ++i) {
           if (statuses[i].ok()) continue;
           results[i].error_code = statuses[i].code();
-          messages[i] = statuses[i].message();
-          results[i].error_message = messages[i];
+          texts[i] = statuses[i].message();
+          results[i].error_message = texts[i];
         }
         ex->finish(messages::encode_create_acls_response({results}, ex->out()));
       });
@@ -162,14 +162,14 @@ void DeleteAclsHandler::handle(Exchange& exchange) {
   context_.acls->remove(std::move(filters), exchange.executor(),
                         [ex = &exchange, keep = exchange.keep_alive()](
                             std::vector<Result<std::vector<AclBinding>>> removed) {
-                          std::vector<std::string> messages(removed.size());
+                          std::vector<std::string> texts(removed.size());
                           std::vector<std::vector<messages::AclBindingBody>> bodies(removed.size());
                           std::vector<messages::AclDeletionResult> results(removed.size());
                           for (size_t i = 0; i < removed.size(); ++i) {
                             if (!removed[i].ok()) {
                               results[i].error_code = removed[i].status().code();
-                              messages[i] = removed[i].status().message();
-                              results[i].error_message = messages[i];
+                              texts[i] = removed[i].status().message();
+                              results[i].error_message = texts[i];
                               continue;
                             }
                             bodies[i].reserve(removed[i]->size());
