@@ -10,6 +10,7 @@
 #include "spillway/common/messages/producer_id.h"
 #include "spillway/common/messages/sasl.h"
 #include "spillway/common/messages/topics.h"
+#include "spillway/common/messages/acls.h"
 #include "spillway/common/messages/users.h"
 
 namespace spillway::broker {
@@ -37,7 +38,10 @@ NativeHandlers::NativeHandlers(Dispatcher& dispatcher, BrokerContext& context,
       sasl_authenticate_(context),
       list_users_(context),
       upsert_user_(context),
-      delete_user_(context) {
+      delete_user_(context),
+      describe_acls_(context),
+      create_acls_(context),
+      delete_acls_(context) {
   using namespace messages;
   using frame::ApiKey;
   dispatcher.add(ApiKey::kApiVersions, kApiVersionsVersion, kApiVersionsVersion, &api_versions_);
@@ -76,6 +80,10 @@ NativeHandlers::NativeHandlers(Dispatcher& dispatcher, BrokerContext& context,
   dispatcher.add(ApiKey::kListUsers, kListUsersVersion, kListUsersVersion, &list_users_);
   dispatcher.add(ApiKey::kUpsertUser, kUpsertUserVersion, kUpsertUserVersion, &upsert_user_);
   dispatcher.add(ApiKey::kDeleteUser, kDeleteUserVersion, kDeleteUserVersion, &delete_user_);
+  dispatcher.add(ApiKey::kDescribeAcls, kDescribeAclsVersion, kDescribeAclsVersion,
+                 &describe_acls_);
+  dispatcher.add(ApiKey::kCreateAcls, kCreateAclsVersion, kCreateAclsVersion, &create_acls_);
+  dispatcher.add(ApiKey::kDeleteAcls, kDeleteAclsVersion, kDeleteAclsVersion, &delete_acls_);
 }
 
 }  // namespace spillway::broker

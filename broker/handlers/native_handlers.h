@@ -2,6 +2,7 @@
 // the native listener's dispatcher in one place.
 #pragma once
 
+#include "acl_handlers.h"
 #include "admin_handlers.h"
 #include "broker_context.h"
 #include "fetch_handler.h"
@@ -48,6 +49,9 @@ class NativeHandlers {
   ListUsersHandler list_users_;
   UpsertUserHandler upsert_user_;
   DeleteUserHandler delete_user_;
+  DescribeAclsHandler describe_acls_;
+  CreateAclsHandler create_acls_;
+  DeleteAclsHandler delete_acls_;
 };
 
 }  // namespace spillway::broker

@@ -94,6 +94,9 @@ void add_group_command(CLI::App& app, int* exit_code);
 // offline in a stopped broker's data directory (--data-dir).
 void add_user_command(CLI::App& app, int* exit_code);
 
+// `spillway acl add|remove|list`: the broker's access control rules.
+void add_acl_command(CLI::App& app, int* exit_code);
+
 // `spillway perf produce|consume|e2e`: load tests; see client/cli/perf_command.cc.
 void add_perf_command(CLI::App& app, int* exit_code);
 

@@ -1,6 +1,6 @@
 // Administrative calls on one broker: ApiVersions/ping, topic management
 // (create, delete, list, describe), consumer group administration (list,
-// describe with lag, delete, offset reset) and SCRAM users.
+// describe with lag, delete, offset reset), SCRAM users and ACLs.
 #pragma once
 
 #include <chrono>
@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "spillway/acl.h"
 #include "spillway/common/api_versions.h"
 #include "spillway/common/status.h"
 #include "spillway/connection.h"
@@ -98,6 +99,15 @@ class Admin {
                      int32_t iterations);
   // `mechanism` empty: every mechanism of the user.
   Status delete_user(std::string_view user, std::string_view mechanism = {});
+
+  // ACLs (spillway/acl.h). Whole-call errors: kSecurityDisabled (the
+  // broker's authorization is off), kClusterAuthorizationFailed (needs
+  // Describe on the cluster to list, Alter to change), kInvalidArgument (a
+  // malformed filter). create_acls answers one Status per rule, in order
+  // (a rule already present is Ok); delete_acls one AclDeletion per filter.
+  Result<std::vector<AclRule>> describe_acls(const AclRuleFilter& filter = {});
+  Result<std::vector<Status>> create_acls(const std::vector<AclRule>& rules);
+  Result<std::vector<AclDeletion>> delete_acls(const std::vector<AclRuleFilter>& filters);
 
   Connection& connection() noexcept { return connection_; }
 
