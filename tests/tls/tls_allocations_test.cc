@@ -4,11 +4,15 @@
 // and no more when it doubles; the client library's producer and consumer
 // over TLS make no operator-new call in their steady state. (OpenSSL's own
 // record buffers come from malloc once per connection, not per request.)
+// The broker's count is also taken with authorization on and the workload
+// allowed by ACLs among others (tests/integration/acl_files.h): TLS and
+// ACL checks together still allocate nothing per message.
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <cstring>
 
+#include "acl_files.h"
 #include "alloc_counter.h"
 #include "spillway/admin.h"
 #include "spillway/common/buffer_pool.h"
@@ -41,9 +45,18 @@ void count_ok(void* context, const Status& st, const RecordMetadata&) {
 
 class TlsAllocations : public TlsTest {
  protected:
+  virtual bool with_acls() const { return false; }
+
   void SetUp() override {
     TlsTest::SetUp();
-    broker_ = start_broker(pki_.server, {"--threads", "2", "--metrics-listen", "127.0.0.1:0"});
+    std::vector<std::string> args = {"--threads", "2", "--metrics-listen", "127.0.0.1:0"};
+    if (with_acls()) {
+      // The rules go into the data directory before the broker starts.
+      write_acls(acl_data_.path(), allocation_test_acls());
+      args.insert(args.end(), {"--data-dir", acl_data_.path().string(), "--authorization-enabled",
+                               "true", "--authorization-super-users", "User:admin"});
+    }
+    broker_ = start_broker(pki_.server, args);
     ASSERT_NE(broker_, nullptr);
     const std::string log = broker_->log();
     const std::string marker = "metrics on 127.0.0.1:";
@@ -57,7 +70,7 @@ class TlsAllocations : public TlsTest {
     ASSERT_TRUE(admin.ok()) << admin.status().to_string();
     TopicOptions o;
     o.partitions = 2;
-    ASSERT_TRUE(admin->create_topic("tls-alloc", o).ok());
+    ASSERT_TRUE(admin->create_topic("alloc-tls", o).ok());
     ProducerOptions p;
     p.bootstrap = ssl_native(*broker_);
     p.security = security_;
@@ -75,7 +88,7 @@ class TlsAllocations : public TlsTest {
     auto consumer = Consumer::create(co);
     ASSERT_TRUE(consumer.ok()) << consumer.status().to_string();
     consumer_ = std::move(consumer).value();
-    ASSERT_TRUE(consumer_->assign("tls-alloc").ok());
+    ASSERT_TRUE(consumer_->assign("alloc-tls").ok());
     // A stock in the global pool above what the producer can hold (see
     // client_alloc_test.cc), so measured rounds do not see it grow.
     std::vector<std::byte*> stock;
@@ -97,7 +110,7 @@ class TlsAllocations : public TlsTest {
     for (int i = 0; i < n; ++i) {
       const int len = std::snprintf(key, sizeof(key), "key-%d", i % 64);
       producer_->send(
-          "tls-alloc", std::as_bytes(std::span<const char>(key, static_cast<size_t>(len))),
+          "alloc-tls", std::as_bytes(std::span<const char>(key, static_cast<size_t>(len))),
           std::as_bytes(std::span<const char>(value, sizeof(value))), {}, {&count_ok, &delivered_});
     }
     EXPECT_TRUE(producer_->flush().ok());
@@ -118,6 +131,7 @@ class TlsAllocations : public TlsTest {
     return scope.thread_allocations();
   }
 
+  TempDir acl_data_;
   std::unique_ptr<BrokerProcess> broker_;
   uint16_t metrics_port_ = 0;
   SecurityOptions security_;
@@ -133,6 +147,20 @@ TEST_F(TlsAllocations, SteadyStateProduceAndFetchOverTlsDoNotAllocatePerMessage)
         consume(n);
       },
       [this] { return scrape_allocations(metrics_port_); }, "native over TLS", 6'000);
+}
+
+class TlsAllocationsWithAcls : public TlsAllocations {
+ protected:
+  bool with_acls() const override { return true; }
+};
+
+TEST_F(TlsAllocationsWithAcls, SteadyStateProduceAndFetchOverTlsWithAclsDoNotAllocatePerMessage) {
+  expect_no_allocations_per_message(
+      [this](int n) {
+        produce(n);
+        consume(n);
+      },
+      [this] { return scrape_allocations(metrics_port_); }, "native over TLS with ACLs", 6'000);
 }
 
 TEST_F(TlsAllocations, ClientOverTlsAllocatesNothingPerMessage) {
