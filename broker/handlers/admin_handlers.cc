@@ -1,8 +1,6 @@
 // The control request handlers.
 #include "admin_handlers.h"
 
-#include "handlers/access.h"
-
 #include <algorithm>
 #include <asio/post.hpp>
 #include <deque>
@@ -12,6 +10,7 @@
 #include <vector>
 
 #include "groups/group_coordinator.h"
+#include "handlers/access.h"
 #include "spillway/common/messages/metadata.h"
 #include "spillway/common/messages/offsets.h"
 #include "spillway/common/messages/topics.h"

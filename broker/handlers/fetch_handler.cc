@@ -2,11 +2,10 @@
 // (fetch_core.h).
 #include "fetch_handler.h"
 
-#include "handlers/access.h"
-
 #include <vector>
 
 #include "fetch_core.h"
+#include "handlers/access.h"
 #include "spillway/common/messages/fetch.h"
 
 namespace spillway::broker {

@@ -1,13 +1,12 @@
 // The group administration handlers: decode, ask the coordinator, encode.
 #include "group_admin_handlers.h"
 
-#include "handlers/access.h"
-
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "groups/group_coordinator.h"
+#include "handlers/access.h"
 #include "spillway/common/messages/group_admin.h"
 
 namespace spillway::broker {
@@ -45,21 +44,21 @@ void ListGroupsHandler::handle(Exchange& exchange) {
   // Cluster Describe lists every group, else those the principal may
   // describe (Kafka's rule).
   const bool all = may_cluster(context_, exchange, security::AclOperation::kDescribe);
-  context_.groups->list(exchange.executor(), [ex = &exchange, keep = exchange.keep_alive(), all,
-                                              broker = &context_](
-                                                 std::vector<groups::GroupListing> listing) {
-    std::vector<messages::ListedGroup> listed;
-    listed.reserve(listing.size());
-    for (const groups::GroupListing& g : listing) {
-      if (!all && !may_group(*broker, *ex, security::AclOperation::kDescribe, g.group_id)) {
-        continue;
-      }
-      listed.push_back({.group = g.group_id,
-                        .protocol_type = g.protocol_type,
-                        .state = groups::group_state_name(g.state)});
-    }
-    ex->finish(messages::encode_list_groups_response({listed}, ex->out()));
-  });
+  context_.groups->list(
+      exchange.executor(), [ex = &exchange, keep = exchange.keep_alive(), all,
+                            broker = &context_](std::vector<groups::GroupListing> listing) {
+        std::vector<messages::ListedGroup> listed;
+        listed.reserve(listing.size());
+        for (const groups::GroupListing& g : listing) {
+          if (!all && !may_group(*broker, *ex, security::AclOperation::kDescribe, g.group_id)) {
+            continue;
+          }
+          listed.push_back({.group = g.group_id,
+                            .protocol_type = g.protocol_type,
+                            .state = groups::group_state_name(g.state)});
+        }
+        ex->finish(messages::encode_list_groups_response({listed}, ex->out()));
+      });
 }
 
 void DescribeGroupsHandler::handle(Exchange& exchange) {
@@ -173,7 +172,8 @@ void DeleteGroupsHandler::handle(Exchange& exchange) {
   }
   for (size_t i = 0; i < work->names.size(); ++i) {
     if (!may_group(context_, exchange, security::AclOperation::kDelete, work->names[i])) {
-      work->results[i] = Status(ErrorCode::kGroupAuthorizationFailed, "not allowed to delete the group");
+      work->results[i] =
+          Status(ErrorCode::kGroupAuthorizationFailed, "not allowed to delete the group");
       if (--work->pending == 0) finish();
       continue;
     }

@@ -2,13 +2,12 @@
 // group coordinator, encode its answer on the connection's executor.
 #include "group_handlers.h"
 
-#include "handlers/access.h"
-
 #include <string>
 #include <vector>
 
 #include "groups/group_coordinator.h"
 #include "groups/member_host.h"
+#include "handlers/access.h"
 #include "spillway/common/messages/groups.h"
 
 namespace spillway::broker {

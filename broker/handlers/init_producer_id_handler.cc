@@ -1,9 +1,8 @@
 // InitProducerId (native).
 #include "init_producer_id_handler.h"
 
-#include "handlers/access.h"
-
 #include "core/producer_ids.h"
+#include "handlers/access.h"
 #include "spillway/common/messages/producer_id.h"
 
 namespace spillway::broker {
@@ -16,8 +15,9 @@ void InitProducerIdHandler::handle(Exchange& exchange) {
     return;
   }
   if (!may_write_idempotently(context_, exchange)) {
-    exchange.finish(Status(ErrorCode::kClusterAuthorizationFailed,
-                           "idempotent producing needs IdempotentWrite on the cluster or Write on a topic"));
+    exchange.finish(
+        Status(ErrorCode::kClusterAuthorizationFailed,
+               "idempotent producing needs IdempotentWrite on the cluster or Write on a topic"));
     return;
   }
   if (context_.producer_ids == nullptr) {

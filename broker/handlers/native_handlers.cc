@@ -1,6 +1,7 @@
 // Registration of the native handlers, with the versions their codecs name.
 #include "native_handlers.h"
 
+#include "spillway/common/messages/acls.h"
 #include "spillway/common/messages/fetch.h"
 #include "spillway/common/messages/group_admin.h"
 #include "spillway/common/messages/groups.h"
@@ -10,7 +11,6 @@
 #include "spillway/common/messages/producer_id.h"
 #include "spillway/common/messages/sasl.h"
 #include "spillway/common/messages/topics.h"
-#include "spillway/common/messages/acls.h"
 #include "spillway/common/messages/users.h"
 
 namespace spillway::broker {

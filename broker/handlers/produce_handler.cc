@@ -2,11 +2,10 @@
 // (produce_core.h), and routing by key.
 #include "produce_handler.h"
 
-#include "handlers/access.h"
-
 #include <string>
 #include <vector>
 
+#include "handlers/access.h"
 #include "produce_core.h"
 #include "spillway/common/batch_builder.h"
 #include "spillway/common/buffer_pool.h"
@@ -181,8 +180,9 @@ void ProduceHandler::handle(Exchange& exchange) {
     Topic* topic = context_.topics.find(t.name);
     if (!may_topic(context_, exchange, security::AclOperation::kWrite, t.name)) {
       for (const messages::ProducePartitionData& part : t.partitions) {
-        st.add_error(topic_index, part.partition,
-                     Status(ErrorCode::kTopicAuthorizationFailed, "not allowed to write the topic"));
+        st.add_error(
+            topic_index, part.partition,
+            Status(ErrorCode::kTopicAuthorizationFailed, "not allowed to write the topic"));
       }
       continue;
     }

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "codec.h"
-#include "handlers/access.h"
 #include "error_map.h"
+#include "handlers/access.h"
 #include "spillway/common/kafka/create_partitions.h"
 
 namespace spillway::broker::kafka_listener {

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "codec.h"
-#include "handlers/access.h"
 #include "error_map.h"
+#include "handlers/access.h"
 #include "spillway/common/kafka/create_topics.h"
 #include "topic_configs.h"
 

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "codec.h"
-#include "handlers/access.h"
 #include "error_map.h"
+#include "handlers/access.h"
 #include "spillway/common/kafka/delete_topics.h"
 
 namespace spillway::broker::kafka_listener {

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "codec.h"
-#include "handlers/access.h"
 #include "error_map.h"
+#include "handlers/access.h"
 #include "spillway/common/kafka/describe_configs.h"
 #include "topic_configs.h"
 

@@ -4,9 +4,9 @@
 #include <vector>
 
 #include "codec.h"
-#include "security/authorizer.h"
 #include "error_map.h"
 #include "handlers/fetch_core.h"
+#include "security/authorizer.h"
 #include "spillway/common/kafka/fetch.h"
 
 namespace spillway::broker::kafka_listener {
@@ -69,9 +69,9 @@ void FetchHandler::handle(Exchange& exchange) {
   st.begin(exchange, &encode_fetch, request->max_wait_ms, request->min_bytes, request->max_bytes);
   for (const kafka::FetchRequest::Topic& t : request->topics) {
     const uint32_t topic = st.add_topic(context_.broker.topics, t.topic);
-    const bool may_read =
-        security::authorized(context_.broker.authorizer, exchange.security(),
-                             security::AclOperation::kRead, security::ResourceType::kTopic, t.topic);
+    const bool may_read = security::authorized(context_.broker.authorizer, exchange.security(),
+                                               security::AclOperation::kRead,
+                                               security::ResourceType::kTopic, t.topic);
     for (const kafka::FetchRequest::Partition& p : t.partitions) {
       if (!may_read) {
         st.add_refused_partition(topic, p.partition, ErrorCode::kTopicAuthorizationFailed,

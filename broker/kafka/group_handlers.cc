@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "codec.h"
-#include "handlers/access.h"
 #include "core/offset_store.h"
 #include "error_map.h"
 #include "groups/group_coordinator.h"
+#include "handlers/access.h"
 #include "spillway/common/kafka/delete_groups.h"
 #include "spillway/common/kafka/describe_groups.h"
 #include "spillway/common/kafka/list_groups.h"

@@ -5,10 +5,10 @@
 #include <string>
 
 #include "codec.h"
-#include "handlers/access.h"
 #include "core/offset_store.h"
 #include "error_map.h"
 #include "groups/group_coordinator.h"
+#include "handlers/access.h"
 #include "spillway/common/kafka/heartbeat.h"
 
 namespace spillway::broker::kafka_listener {

@@ -2,9 +2,9 @@
 #include "init_producer_id_handler.h"
 
 #include "codec.h"
-#include "handlers/access.h"
 #include "core/producer_ids.h"
 #include "error_map.h"
+#include "handlers/access.h"
 #include "spillway/common/kafka/error_codes.h"
 #include "spillway/common/kafka/init_producer_id.h"
 

@@ -6,11 +6,11 @@
 #include <vector>
 
 #include "codec.h"
-#include "handlers/access.h"
 #include "core/offset_store.h"
 #include "error_map.h"
 #include "groups/group_coordinator.h"
 #include "groups/member_host.h"
+#include "handlers/access.h"
 #include "spillway/common/kafka/join_group.h"
 
 namespace spillway::broker::kafka_listener {

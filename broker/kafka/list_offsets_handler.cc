@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "codec.h"
-#include "handlers/access.h"
 #include "core/task_pool.h"
 #include "error_map.h"
+#include "handlers/access.h"
 #include "spillway/common/buffer_pool.h"
 #include "spillway/common/kafka/error_codes.h"
 #include "spillway/common/kafka/list_offsets.h"

@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "codec.h"
-#include "handlers/access.h"
 #include "error_map.h"
+#include "handlers/access.h"
 #include "spillway/common/kafka/error_codes.h"
 #include "spillway/common/kafka/metadata.h"
 

@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "codec.h"
-#include "handlers/access.h"
 #include "error_map.h"
 #include "groups/group_coordinator.h"
+#include "handlers/access.h"
 #include "handlers/admin_handlers.h"
 #include "spillway/common/kafka/offset_commit.h"
 

@@ -4,8 +4,8 @@
 #include <vector>
 
 #include "codec.h"
-#include "handlers/access.h"
 #include "error_map.h"
+#include "handlers/access.h"
 #include "spillway/common/kafka/offset_for_leader_epoch.h"
 
 namespace spillway::broker::kafka_listener {

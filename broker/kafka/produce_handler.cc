@@ -4,9 +4,9 @@
 #include <vector>
 
 #include "codec.h"
-#include "security/authorizer.h"
 #include "error_map.h"
 #include "handlers/produce_core.h"
+#include "security/authorizer.h"
 #include "spillway/common/kafka/error_codes.h"
 #include "spillway/common/kafka/produce.h"
 
@@ -96,13 +96,14 @@ void ProduceHandler::handle(Exchange& exchange) {
   for (const kafka::ProduceRequest::Topic& t : request->topic_data) {
     const uint32_t topic_index = st.add_topic(t.name);
     Topic* topic = context_.broker.topics.find(t.name);
-    const bool may_write =
-        security::authorized(context_.broker.authorizer, exchange.security(),
-                             security::AclOperation::kWrite, security::ResourceType::kTopic, t.name);
+    const bool may_write = security::authorized(context_.broker.authorizer, exchange.security(),
+                                                security::AclOperation::kWrite,
+                                                security::ResourceType::kTopic, t.name);
     for (const kafka::ProduceRequest::Partition& part : t.partition_data) {
       if (!may_write) {
-        st.add_error(topic_index, part.index,
-                     Status(ErrorCode::kTopicAuthorizationFailed, "not allowed to write the topic"));
+        st.add_error(
+            topic_index, part.index,
+            Status(ErrorCode::kTopicAuthorizationFailed, "not allowed to write the topic"));
       } else if (!valid_acks) {
         st.add_error(topic_index, part.index,
                      Status(ErrorCode::kInvalidArgument, "acks must be -1, 0 or 1"));

@@ -6,10 +6,10 @@
 #include <vector>
 
 #include "codec.h"
-#include "handlers/access.h"
 #include "core/offset_store.h"
 #include "error_map.h"
 #include "groups/group_coordinator.h"
+#include "handlers/access.h"
 #include "spillway/common/kafka/sync_group.h"
 
 namespace spillway::broker::kafka_listener {

@@ -63,7 +63,7 @@ struct SessionHost {
   // Sessions of this thread waiting for the broker-wide budget; woken by
   // wake_memory_waiters() when memory is given back.
   std::vector<std::shared_ptr<Session>> memory_waiters;
-  log::RateLimit bad_frame_log;  // oversized or malformed frame headers
+  log::RateLimit bad_frame_log;      // oversized or malformed frame headers
   log::RateLimit tls_handshake_log;  // failed or stalled TLS handshakes
 };
 
@@ -208,8 +208,8 @@ class Session : public std::enable_shared_from_this<Session> {
   std::chrono::steady_clock::time_point last_read_;
   ReadState read_ = ReadState::kBetween;
   WriteState write_ = WriteState::kIdle;
-  bool stopping_ = false;  // stop() was called: read nothing more
-  bool evicted_ = false;   // the place in host.limits was handed on
+  bool stopping_ = false;     // stop() was called: read nothing more
+  bool evicted_ = false;      // the place in host.limits was handed on
   bool handshaking_ = false;  // the TLS handshake is in progress
   bool tls_up_ = false;       // the TLS handshake succeeded: close with close_notify
   std::string peer_;

@@ -1,8 +1,8 @@
 // The listener lists ([broker] listeners, [kafka] listeners and
 // advertised_listeners) and the plan of every listener the broker opens.
-#include <gtest/gtest.h>
-
 #include "config/listener_list.h"
+
+#include <gtest/gtest.h>
 
 namespace spillway::broker {
 namespace {

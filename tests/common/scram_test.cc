@@ -17,8 +17,7 @@ constexpr std::string_view kClientFinal =
 constexpr std::string_view kServerFinal = "v=6rriTRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G4=";
 // The RFC's server signature with its last bytes changed: a client must
 // refuse it (a server that does not know the password).
-constexpr std::string_view kTamperedServerFinal =
-    "v=6rriTRBi23WpRR/wtup+mMhUZK1cjXwa2frX0NdvdUA=";
+constexpr std::string_view kTamperedServerFinal = "v=6rriTRBi23WpRR/wtup+mMhUZK1cjXwa2frX0NdvdUA=";
 
 TEST(Scram, Rfc7677ClientSide) {
   ScramClient client(Mechanism::kSha256, "user", "pencil", "rOprNGfwEbeRWgbNEkqO");

@@ -34,8 +34,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case 0: {
       auto first = scram::parse_client_first(input);
       if (first.ok() && first->gs2_header == "n,,") {
-        auto again = scram::parse_client_first(
-            scram::client_first_message(first->user, first->nonce));
+        auto again =
+            scram::parse_client_first(scram::client_first_message(first->user, first->nonce));
         check(again.ok() && again->user == first->user && again->nonce == first->nonce);
       }
       break;
