@@ -276,12 +276,18 @@ TEST(BrokerRetention, OldSegmentsGoAndFetchBelowTheLogStartIsOutOfRange) {
   ASSERT_EQ(client.create_topic("short", 1, "", 4096, 8192), ErrorCode::kOk);
   const auto batch = make_batch({{"k", std::string(1000, 'r')}});
   for (int i = 0; i < 40; ++i) ASSERT_EQ(client.produce("short", 0, batch)[0].code, ErrorCode::kOk);
-  // Retention runs on the partition's core every 20 ms here; wait for it
-  // (the deadline only guards against a hang).
+  // Retention runs on the partition's core every 20 ms here, also while the
+  // batches above were produced: a pass then may have removed only part of
+  // what goes, and the next one moves the log start again. So wait until it
+  // has stopped moving (unchanged over 100 ms, about five passes) before
+  // fetching below it; the bound only guards against a hang. (Reading the
+  // first non-zero log start made this test fail about once in ten runs.)
   int64_t log_start = 0;
-  for (int i = 0; i < 3000 && log_start == 0; ++i) {
-    log_start = client.metadata(true)["short"].partitions.at(0).first;
-    if (log_start == 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  for (int i = 0; i < 600; ++i) {
+    const int64_t now = client.metadata(true)["short"].partitions.at(0).first;
+    if (now > 0 && now == log_start) break;
+    log_start = now;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   ASSERT_GT(log_start, 0);
   EXPECT_LT(log_start, 40);
