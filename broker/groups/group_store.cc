@@ -16,6 +16,7 @@
 #include <cstring>
 
 #include "spillway/common/crc32c.h"
+#include "spillway/common/stored_bytes.h"
 
 namespace spillway::broker::groups {
 
@@ -64,60 +65,7 @@ class Writer {
   std::string out_;
 };
 
-// Every read checks the bytes left first; the first failure sticks.
-class Reader {
- public:
-  explicit Reader(std::string_view in) : in_(in) {}
-  bool ok() const { return ok_; }
-  size_t left() const { return in_.size(); }
-  uint8_t u8() {
-    if (!need(1)) return 0;
-    const auto v = static_cast<uint8_t>(in_[0]);
-    in_.remove_prefix(1);
-    return v;
-  }
-  uint16_t u16() { return static_cast<uint16_t>((u8() << 8) | u8()); }
-  uint32_t u32() {
-    const uint32_t hi = u16();
-    return (hi << 16) | u16();
-  }
-  int32_t i32() { return static_cast<int32_t>(u32()); }
-  std::string str(uint32_t limit) {
-    const uint32_t n = u32();
-    if (n > limit || !need(n)) return fail<std::string>();
-    std::string s(in_.substr(0, n));
-    in_.remove_prefix(n);
-    return s;
-  }
-  std::vector<std::byte> bytes(size_t limit) {
-    const uint32_t n = u32();
-    if (n > limit || !need(n)) return fail<std::vector<std::byte>>();
-    const auto* p = reinterpret_cast<const std::byte*>(in_.data());
-    std::vector<std::byte> b(p, p + n);
-    in_.remove_prefix(n);
-    return b;
-  }
-  // A count of items that take at least `min_item` bytes each.
-  uint32_t count(size_t limit, size_t min_item) {
-    const uint32_t n = u32();
-    if (n > limit || static_cast<uint64_t>(n) * min_item > in_.size()) return fail<uint32_t>();
-    return n;
-  }
-
- private:
-  bool need(size_t n) {
-    if (ok_ && in_.size() >= n) return true;
-    ok_ = false;
-    return false;
-  }
-  template <typename T>
-  T fail() {
-    ok_ = false;
-    return T{};
-  }
-  std::string_view in_;
-  bool ok_ = true;
-};
+using stored::Reader;
 
 Status corrupt(std::string_view what) {
   return Status(ErrorCode::kCorruptMessage, "group file: " + std::string(what));

@@ -5,6 +5,7 @@
 #include <span>
 
 #include "spillway/common/crc32c.h"
+#include "spillway/common/stored_bytes.h"
 
 namespace spillway::scram {
 
@@ -13,55 +14,15 @@ namespace {
 constexpr char kMagic[4] = {'S', 'P', 'W', 'C'};
 constexpr uint16_t kVersion = 1;
 
-void put_u8(std::string& out, uint8_t v) {
-  out.push_back(static_cast<char>(v));
-}
-void put_u16(std::string& out, uint16_t v) {
-  put_u8(out, static_cast<uint8_t>(v >> 8));
-  put_u8(out, static_cast<uint8_t>(v));
-}
-void put_u32(std::string& out, uint32_t v) {
-  put_u16(out, static_cast<uint16_t>(v >> 16));
-  put_u16(out, static_cast<uint16_t>(v));
-}
+using stored::put_u16;
+using stored::put_u32;
+using stored::put_u8;
+using stored::Reader;
+
 void put_short(std::string& out, std::string_view s) {
   put_u8(out, static_cast<uint8_t>(s.size()));
   out.append(s);
 }
-
-// Every read checks the bytes left first; the first failure sticks.
-class Reader {
- public:
-  explicit Reader(std::string_view in) : in_(in) {}
-  bool ok() const { return ok_; }
-  size_t left() const { return in_.size(); }
-  uint8_t u8() {
-    if (!need(1)) return 0;
-    const auto v = static_cast<uint8_t>(in_[0]);
-    in_.remove_prefix(1);
-    return v;
-  }
-  uint16_t u16() { return static_cast<uint16_t>((u8() << 8) | u8()); }
-  uint32_t u32() {
-    const uint32_t hi = u16();
-    return (hi << 16) | u16();
-  }
-  std::string take(size_t n) {
-    if (!need(n)) return {};
-    std::string s(in_.substr(0, n));
-    in_.remove_prefix(n);
-    return s;
-  }
-
- private:
-  bool need(size_t n) {
-    if (ok_ && in_.size() >= n) return true;
-    ok_ = false;
-    return false;
-  }
-  std::string_view in_;
-  bool ok_ = true;
-};
 
 Status corrupt(std::string_view what) {
   return Status(ErrorCode::kCorruptMessage, "credential file: " + std::string(what));
