@@ -24,40 +24,19 @@ using security::AclPermission;
 using security::PatternType;
 using security::ResourceType;
 
-// The wire's code as the enum; a code past the enum's last is kUnknown (0),
-// which validate_binding/validate_filter refuse.
-template <typename E>
-E code_to(int8_t code, E last) {
-  return code >= 0 && code <= static_cast<int8_t>(last) ? static_cast<E>(code) : E{};
-}
-
 template <typename E>
 int8_t code_of(E value) {
   return static_cast<int8_t>(value);
 }
 
 AclFilter to_filter(const messages::AclFilterBody& f) {
-  AclFilter filter;
-  filter.resource_type = code_to(f.resource_type, ResourceType::kTransactionalId);
-  if (f.resource_name) filter.resource_name = std::string(*f.resource_name);
-  filter.pattern_type = code_to(f.pattern_type, PatternType::kPrefixed);
-  if (f.principal) filter.principal = std::string(*f.principal);
-  if (f.host) filter.host = std::string(*f.host);
-  filter.operation = code_to(f.operation, AclOperation::kIdempotentWrite);
-  filter.permission = code_to(f.permission, AclPermission::kAllow);
-  return filter;
+  return security::filter_from_codes(f.resource_type, f.resource_name, f.pattern_type, f.principal,
+                                     f.host, f.operation, f.permission);
 }
 
 AclBinding to_binding(const messages::AclBindingBody& b) {
-  AclBinding binding;
-  binding.resource_type = code_to(b.resource_type, ResourceType::kTransactionalId);
-  binding.resource_name = b.resource_name;
-  binding.pattern_type = code_to(b.pattern_type, PatternType::kPrefixed);
-  binding.principal = b.principal;
-  binding.host = b.host;
-  binding.operation = code_to(b.operation, AclOperation::kIdempotentWrite);
-  binding.permission = code_to(b.permission, AclPermission::kAllow);
-  return binding;
+  return security::binding_from_codes(b.resource_type, b.resource_name, b.pattern_type, b.principal,
+                                      b.host, b.operation, b.permission);
 }
 
 // A view of `b`, valid while `b` lives.

@@ -29,26 +29,6 @@ using security::ResourceType;
 
 constexpr std::string_view kDisabled = "authorization is off ([authorization] enabled = false)";
 
-// Kafka's code as the enum; a code past the enum's last is kUnknown (0).
-template <typename E>
-E code_to(int8_t code, E last) {
-  return code >= 0 && code <= static_cast<int8_t>(last) ? static_cast<E>(code) : E{};
-}
-
-AclFilter to_filter(int8_t type, std::optional<std::string_view> name, int8_t pattern,
-                    std::optional<std::string_view> principal, std::optional<std::string_view> host,
-                    int8_t operation, int8_t permission) {
-  AclFilter f;
-  f.resource_type = code_to(type, ResourceType::kTransactionalId);
-  if (name) f.resource_name = std::string(*name);
-  f.pattern_type = code_to(pattern, PatternType::kPrefixed);
-  if (principal) f.principal = std::string(*principal);
-  if (host) f.host = std::string(*host);
-  f.operation = code_to(operation, AclOperation::kIdempotentWrite);
-  f.permission = code_to(permission, AclPermission::kAllow);
-  return f;
-}
-
 // Whether the exchange may manage ACLs (`operation` on the cluster).
 bool may(const KafkaContext& context, const Exchange& exchange, AclOperation operation) {
   return security::authorized(context.broker.authorizer, exchange.security(), operation,
@@ -81,10 +61,10 @@ void DescribeAclsHandler::handle(Exchange& exchange) {
     respond(exchange, response);
     return;
   }
-  const AclFilter filter =
-      to_filter(request->resource_type_filter, request->resource_name_filter,
-                request->pattern_type_filter, request->principal_filter, request->host_filter,
-                request->operation, request->permission_type);
+  const AclFilter filter = security::filter_from_codes(
+      request->resource_type_filter, request->resource_name_filter, request->pattern_type_filter,
+      request->principal_filter, request->host_filter, request->operation,
+      request->permission_type);
   if (Status st = security::validate_filter(filter); !st.ok()) {
     response.error_code = kafka_error(st);
     const std::string message(st.message());
@@ -140,15 +120,9 @@ void CreateAclsHandler::handle(Exchange& exchange) {
   std::vector<AclBinding> bindings;
   bindings.reserve(count);
   for (const kafka::CreateAclsRequest::Creation& c : request->creations) {
-    AclBinding b;
-    b.resource_type = code_to(c.resource_type, ResourceType::kTransactionalId);
-    b.resource_name = c.resource_name;
-    b.pattern_type = code_to(c.resource_pattern_type, PatternType::kPrefixed);
-    b.principal = c.principal;
-    b.host = c.host;
-    b.operation = code_to(c.operation, AclOperation::kIdempotentWrite);
-    b.permission = code_to(c.permission_type, AclPermission::kAllow);
-    bindings.push_back(std::move(b));
+    bindings.push_back(security::binding_from_codes(c.resource_type, c.resource_name,
+                                                    c.resource_pattern_type, c.principal, c.host,
+                                                    c.operation, c.permission_type));
   }
   context_.broker.acls->create(
       std::move(bindings), exchange.executor(),
@@ -194,9 +168,9 @@ void DeleteAclsHandler::handle(Exchange& exchange) {
   std::vector<AclFilter> filters;
   filters.reserve(count);
   for (const kafka::DeleteAclsRequest::Filter& f : request->filters) {
-    filters.push_back(to_filter(f.resource_type_filter, f.resource_name_filter,
-                                f.pattern_type_filter, f.principal_filter, f.host_filter,
-                                f.operation, f.permission_type));
+    filters.push_back(security::filter_from_codes(f.resource_type_filter, f.resource_name_filter,
+                                                  f.pattern_type_filter, f.principal_filter,
+                                                  f.host_filter, f.operation, f.permission_type));
   }
   context_.broker.acls->remove(
       std::move(filters), exchange.executor(),

@@ -186,4 +186,40 @@ std::string describe(const AclBinding& b) {
   return out;
 }
 
+namespace {
+template <typename E>
+E code_to(int8_t code, E last) {
+  return code >= 0 && code <= static_cast<int8_t>(last) ? static_cast<E>(code) : E{};
+}
+}  // namespace
+
+AclBinding binding_from_codes(int8_t type, std::string_view name, int8_t pattern,
+                              std::string_view principal, std::string_view host, int8_t operation,
+                              int8_t permission) {
+  AclBinding b;
+  b.resource_type = code_to(type, ResourceType::kTransactionalId);
+  b.resource_name = name;
+  b.pattern_type = code_to(pattern, PatternType::kPrefixed);
+  b.principal = principal;
+  b.host = host;
+  b.operation = code_to(operation, AclOperation::kIdempotentWrite);
+  b.permission = code_to(permission, AclPermission::kAllow);
+  return b;
+}
+
+AclFilter filter_from_codes(int8_t type, std::optional<std::string_view> name, int8_t pattern,
+                            std::optional<std::string_view> principal,
+                            std::optional<std::string_view> host, int8_t operation,
+                            int8_t permission) {
+  AclFilter f;
+  f.resource_type = code_to(type, ResourceType::kTransactionalId);
+  if (name) f.resource_name = std::string(*name);
+  f.pattern_type = code_to(pattern, PatternType::kPrefixed);
+  if (principal) f.principal = std::string(*principal);
+  if (host) f.host = std::string(*host);
+  f.operation = code_to(operation, AclOperation::kIdempotentWrite);
+  f.permission = code_to(permission, AclPermission::kAllow);
+  return f;
+}
+
 }  // namespace spillway::broker::security

@@ -53,6 +53,18 @@ bool matches(const AclFilter& filter, const AclBinding& binding);
 // non-empty name ("kafka-cluster" for the cluster) and host. kInvalidArgument
 // naming what is wrong.
 Status validate_binding(const AclBinding& binding);
+
+// A rule and a filter from the codes both protocols' ACL requests carry
+// (Kafka's numbering, acl_types.h). A code past an enum's last becomes
+// kUnknown, which validate_binding / validate_filter refuse; a filter's
+// missing strings match anything.
+AclBinding binding_from_codes(int8_t type, std::string_view name, int8_t pattern,
+                              std::string_view principal, std::string_view host, int8_t operation,
+                              int8_t permission);
+AclFilter filter_from_codes(int8_t type, std::optional<std::string_view> name, int8_t pattern,
+                            std::optional<std::string_view> principal,
+                            std::optional<std::string_view> host, int8_t operation,
+                            int8_t permission);
 // A filter DescribeAcls/DeleteAcls can use: no kUnknown anywhere.
 Status validate_filter(const AclFilter& filter);
 
