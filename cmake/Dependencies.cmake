@@ -48,6 +48,12 @@ if(NOT OpenSSL_FOUND)
   message(FATAL_ERROR "missing dependency: apt-get install libssl-dev")
 endif()
 
+# The etcd client's JSON (broker/cluster/etcd/: etcd's HTTP/JSON gateway).
+find_package(nlohmann_json 3 QUIET)
+if(NOT nlohmann_json_FOUND)
+  message(FATAL_ERROR "missing dependency: apt-get install nlohmann-json3-dev")
+endif()
+
 find_package(spdlog QUIET)
 if(NOT spdlog_FOUND)
   message(FATAL_ERROR "missing dependency: apt-get install libspdlog-dev")

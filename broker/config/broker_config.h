@@ -98,6 +98,20 @@ struct BrokerConfig {
   // [authorization] (security/acl/)
   bool authorization_enabled = false;
   std::string authorization_super_users;  // "User:admin;User:ops"
+  // [cluster] (broker/cluster/, docs/replication.md). Empty etcd_endpoints:
+  // one broker on its own, as before; set: a member of a replicated cluster.
+  std::string cluster_etcd_endpoints;  // "http://127.0.0.1:2379,http://..."
+  std::string cluster_name = "spillway";
+  int64_t cluster_broker_id = 0;
+  std::string cluster_rack;
+  std::string cluster_advertised_native;   // host:port clients and peers reach; empty = bound
+  int64_t cluster_lease_ttl_ms = 6'000;    // liveness hint; no safety property depends on it
+  int64_t cluster_replica_lag_time_max_ms = 10'000;
+  int64_t cluster_default_replication_factor = 1;
+  int64_t cluster_min_insync_replicas = 1;
+  bool cluster_unclean_leader_election = false;
+  int64_t cluster_replica_fetch_max_wait_ms = 500;
+  int64_t cluster_controlled_shutdown_timeout_ms = 30'000;
 
   // Not a key: the file the settings came from, empty when none (for the log).
   std::string config_file;

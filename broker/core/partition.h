@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "core/producer_state.h"
+#include "replication/replica_role.h"
 #include "runtime/core_set.h"
 #include "spillway/common/ids.h"
 #include "spillway/common/status.h"
@@ -39,13 +40,16 @@ struct PartitionReply {
   Offset last_offset = kNoOffset;  // appends
   Offset log_start_offset = kNoOffset;
   Offset high_watermark = kNoOffset;  // reads
+  LeaderEpoch leader_epoch{-1};       // epoch_end(); the leader's epoch on replica reads
   storage::FileSlice slice = {};      // reads
 };
 
 // When an append is acknowledged: once written (readers may see it at once
 // under the `interval` policy), or once an fdatasync covers it (acks=2, and
 // every append of a `durable` topic is published only then).
-enum class AckAfter { kWrite, kSync };
+// kIsr: acks=all in a replicated cluster: once the high watermark (the
+// minimum log end over the ISR) covers the batch.
+enum class AckAfter { kWrite, kSync, kIsr };
 
 // Why a partition closes: the broker shuts down (the log is closed cleanly),
 // or its topic was deleted (the log is dropped; its files are going).
@@ -131,6 +135,36 @@ class Partition : public std::enable_shared_from_this<Partition> {
   // appended again and is answered with the original offsets (after the
   // same sync), a gap or fenced epoch with the error.
   void append(std::span<std::byte> batch, std::byte* rented, AckAfter ack, Reply reply);
+
+  // Replication (replication/replica_role.h; docs/replication.md). Owner
+  // core. Without a cluster the role stays kStandalone and none of these
+  // is called.
+  replication::Role role() const { return role_.load(std::memory_order_acquire); }  // any thread
+  LeaderEpoch leader_epoch() const { return LeaderEpoch(leader_epoch_.load(std::memory_order_acquire)); }
+  void become_leader(replication::LeaderRole role);
+  void become_follower(replication::FollowerRole role);
+  void become_none();
+  // The stored partition state after this leader's ISR write (or a newer
+  // one from a snapshot with the same leader epoch).
+  void isr_changed(const cluster::PartitionState& state);
+  // Where the leader's ISR changes go (set once, before become_leader).
+  void set_isr_writer(replication::IsrWriter writer);
+  // Leader: a follower's fetch (slice, high_watermark, log_start_offset,
+  // leader_epoch in the reply).
+  void replica_read(const replication::ReplicaReadRequest& request, Reply reply);
+  // Follower: appends whole stored batches (held in a rented pool buffer,
+  // given back here) verbatim and takes min(leader_hw, log end) as its high
+  // watermark; last_offset in the reply.
+  void append_replicated(std::span<std::byte> batches, std::byte* rented, Offset leader_hw,
+                         Reply reply);
+  // Follower: truncates the log (and the epoch cache, producer state) to `end`.
+  void truncate_to(Offset end, Reply reply);
+  // OffsetForLeaderEpoch: leader_epoch and last_offset (= end offset) of the
+  // largest epoch <= requested; kFencedLeaderEpoch / kUnknownLeaderEpoch when
+  // `current` (>= 0) is older / newer than this replica's epoch.
+  void epoch_end(LeaderEpoch requested, LeaderEpoch current, Reply reply);
+  // The log end offset (follower: where the next fetch starts). Any thread.
+  Offset log_end_offset() const { return Offset(log_end_.load(std::memory_order_acquire)); }
 
   // Reads whole stored batches from `offset` (PartitionLog::read semantics)
   // and replies with the slice and the current offsets.
@@ -225,6 +259,9 @@ class Partition : public std::enable_shared_from_this<Partition> {
   bool stopping_ = false;  // wake_waiters() ran: later waiters are woken at once
   std::vector<DurableWaiter> durable_waiters_;
   std::vector<FetchWaiter> fetch_waiters_;
+  std::atomic<replication::Role> role_{replication::Role::kStandalone};
+  std::atomic<int32_t> leader_epoch_{-1};
+  std::atomic<int64_t> log_end_{0};
   std::atomic<int64_t> high_watermark_{0};
   std::atomic<int64_t> log_start_{0};
   std::atomic<uint64_t> size_bytes_{0};

@@ -13,6 +13,9 @@ class ProducerIds;
 namespace groups {
 class GroupCoordinator;
 }
+namespace cluster {
+class ClusterMember;
+}
 namespace security {
 class Authorizer;
 class SaslAuthenticator;
@@ -38,6 +41,11 @@ struct BrokerContext {
   // The rules behind `authorizer`, for the ACL APIs (Describe/Create/
   // DeleteAcls, native keys 20-22); null when authorization is off.
   security::AclManager* acls = nullptr;
+  // The replicated cluster (cluster/cluster_member.h; its snapshot() is
+  // readable from any thread); null: one broker on its own, no etcd.
+  cluster::ClusterMember* cluster = nullptr;
+  // This broker's id in the cluster (kNoBroker without one).
+  BrokerId broker_id = kNoBroker;
 };
 
 }  // namespace spillway::broker

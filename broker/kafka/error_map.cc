@@ -80,6 +80,21 @@ int16_t kafka_error(ErrorCode code) noexcept {
       return e::kClusterAuthorizationFailed;
     case ErrorCode::kSecurityDisabled:
       return e::kSecurityDisabled;
+    case ErrorCode::kNotLeaderOrFollower:
+      return e::kNotLeaderOrFollower;
+    case ErrorCode::kFencedLeaderEpoch:
+      return e::kFencedLeaderEpoch;
+    case ErrorCode::kUnknownLeaderEpoch:
+      return e::kUnknownLeaderEpoch;
+    case ErrorCode::kNotEnoughReplicas:
+      return e::kNotEnoughReplicas;
+    case ErrorCode::kNotEnoughReplicasAfterAppend:
+      return e::kNotEnoughReplicasAfterAppend;
+    case ErrorCode::kStaleBrokerEpoch:
+      return e::kStaleBrokerEpoch;
+    case ErrorCode::kCoordinationUnavailable:
+    case ErrorCode::kCompacted:
+      break;  // internal to the cluster layer: UNKNOWN_SERVER_ERROR if one ever escapes
     case ErrorCode::kUnknown:
       break;
   }

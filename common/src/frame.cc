@@ -64,6 +64,12 @@ const char* api_name(int16_t api_key) noexcept {
       return "UpsertUser";
     case ApiKey::kDeleteUser:
       return "DeleteUser";
+    case ApiKey::kReplicaFetch:
+      return "ReplicaFetch";
+    case ApiKey::kLeaderEpochEnd:
+      return "LeaderEpochEnd";
+    case ApiKey::kDescribeCluster:
+      return "DescribeCluster";
   }
   return nullptr;
 }

@@ -86,6 +86,22 @@ const char* error_code_name(ErrorCode code) noexcept {
       return "cluster_authorization_failed";
     case ErrorCode::kSecurityDisabled:
       return "security_disabled";
+    case ErrorCode::kNotLeaderOrFollower:
+      return "not_leader_or_follower";
+    case ErrorCode::kFencedLeaderEpoch:
+      return "fenced_leader_epoch";
+    case ErrorCode::kUnknownLeaderEpoch:
+      return "unknown_leader_epoch";
+    case ErrorCode::kNotEnoughReplicas:
+      return "not_enough_replicas";
+    case ErrorCode::kNotEnoughReplicasAfterAppend:
+      return "not_enough_replicas_after_append";
+    case ErrorCode::kStaleBrokerEpoch:
+      return "stale_broker_epoch";
+    case ErrorCode::kCoordinationUnavailable:
+      return "coordination_unavailable";
+    case ErrorCode::kCompacted:
+      return "compacted";
   }
   return "unknown";
 }

@@ -57,6 +57,15 @@ enum class ApiKey : int16_t {
   kListUsers = 23,
   kUpsertUser = 24,
   kDeleteUser = 25,
+  // Replication between brokers (docs/replication.md): a follower's fetch,
+  // carrying its broker epoch and the leader epoch it follows ...
+  kReplicaFetch = 26,
+  // ... the end offset of a leader epoch, for truncation (Kafka's
+  // OffsetForLeaderEpoch) ...
+  kLeaderEpochEnd = 27,
+  // ... and the cluster as this broker sees it (brokers, controller, every
+  // partition's leader, replicas and ISR), for clients and the CLI.
+  kDescribeCluster = 28,
 };
 
 // "ApiVersions", "Produce", ... for a known key; nullptr otherwise.

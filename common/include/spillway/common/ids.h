@@ -50,6 +50,9 @@ inline constexpr Offset kNoOffset{-1};
 using PartitionId = NamedInt<int32_t, struct PartitionIdTag>;
 // A partition leader's epoch (stamped into every stored batch).
 using LeaderEpoch = NamedInt<int32_t, struct LeaderEpochTag>;
+// A broker's id in a replicated cluster ([cluster] broker_id); -1 = none.
+using BrokerId = int32_t;
+inline constexpr BrokerId kNoBroker = -1;
 // An idempotent producer's id and epoch (Kafka's producer_id, producer_epoch).
 using ProducerId = NamedInt<int64_t, struct ProducerIdTag>;
 using ProducerEpoch = NamedInt<int16_t, struct ProducerEpochTag>;

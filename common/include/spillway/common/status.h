@@ -61,6 +61,15 @@ enum class ErrorCode : int16_t {
   kGroupAuthorizationFailed = 36,    // ... to the group
   kClusterAuthorizationFailed = 37,  // ... to the cluster (create topics, ACLs, users)
   kSecurityDisabled = 38,            // an ACL or user call while authorization/SASL is off
+  // Replication (docs/replication.md).
+  kNotLeaderOrFollower = 39,  // this broker does not lead (or follow) the partition: refresh metadata
+  kFencedLeaderEpoch = 40,    // the request's leader epoch is older than the partition's
+  kUnknownLeaderEpoch = 41,   // the request's leader epoch is newer than this broker knows
+  kNotEnoughReplicas = 42,    // acks=all refused before the append: ISR below min_insync_replicas
+  kNotEnoughReplicasAfterAppend = 43,  // appended, but the ISR did not cover it in time
+  kStaleBrokerEpoch = 44,              // a replica request from an older registration of a broker
+  kCoordinationUnavailable = 45,       // etcd cannot be reached, or answered an error
+  kCompacted = 46,                     // an etcd watch asked for a compacted revision
 };
 
 // Human-readable name of a code ("corrupt_message"); never null.

@@ -134,6 +134,23 @@ class PartitionLog {
   Result<AppendResult> append(std::span<std::byte> batch,
                               LeaderEpoch leader_epoch = LeaderEpoch(0));
 
+  // Replication (docs/replication.md). A follower appends the leader's
+  // batches as they are: base offset and partition leader epoch kept.
+  // `batches` holds one or more whole stored batches whose first base
+  // offset must equal log_end_offset() (kInvalidArgument otherwise, nothing
+  // written); their CRCs are checked here. Same errors and durability
+  // rules as append(). Returns the first and last offsets written.
+  Result<AppendResult> append_replicated(std::span<const std::byte> batches);
+
+  // Removes every batch at or after `end` (rounded down to the start of
+  // the batch containing it), whole segments and a segment's tail alike,
+  // with their index entries, durably (fdatasync of what is kept, segment
+  // deletion, directory fsync) before it returns. The next append gets
+  // offset `end`. Truncation below log_start_offset() empties the log and
+  // restarts it at `end`. What a follower does after a leader change
+  // (truncation by leader epoch, KIP-101/279).
+  Status truncate_to(Offset end);
+
   // The stored bytes of whole batches starting with the batch that contains
   // `offset` (the first whole even when larger than max_bytes), adding batches
   // while the total stays <= max_bytes, all below high_watermark() and within
