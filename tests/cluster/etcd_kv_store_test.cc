@@ -342,7 +342,26 @@ TEST(EtcdKvStoreFailover, KilledMemberNextRequestUsesAnotherEndpoint) {
   ASSERT_TRUE(before.ok()) << before.status().to_string();
   EXPECT_EQ(store.current_endpoint(), cluster.endpoint(follower));
 
+  // A watch on the same member ends when the connection drops.
+  std::optional<Status> watch_end;
+  int batches = 0;
+  auto watch = store.watch("/failover/", true, before->revision + 1, [&](Result<WatchBatch> batch) {
+    if (!batch) {
+      watch_end = batch.status();
+    } else {
+      ++batches;
+    }
+  });
+  // Once an event arrived, the watch is established on the follower.
+  ASSERT_TRUE(await<TxnResult>(io, [&](auto done) {
+                store.txn({}, {put("/failover/k2", "2")}, {}, std::move(done));
+              }).ok());
+  ASSERT_TRUE(run_until(io, [&] { return batches > 0 || watch_end.has_value(); }));
+  ASSERT_FALSE(watch_end.has_value()) << watch_end->to_string();
+
   cluster.kill_member(follower);
+  ASSERT_TRUE(run_until(io, [&] { return watch_end.has_value(); }));
+  EXPECT_EQ(watch_end->code(), ErrorCode::kCoordinationUnavailable) << watch_end->to_string();
   auto after = await<RangeResult>(io, [&](auto done) { store.range("/failover/k", false, std::move(done)); });
   ASSERT_TRUE(after.ok()) << after.status().to_string();
   ASSERT_EQ(after->kvs.size(), 1u);
@@ -352,6 +371,40 @@ TEST(EtcdKvStoreFailover, KilledMemberNextRequestUsesAnotherEndpoint) {
   auto again = await<RangeResult>(io, [&](auto done) { store.range("/failover/k", false, std::move(done)); });
   ASSERT_TRUE(again.ok()) << again.status().to_string();
   EXPECT_EQ(store.current_endpoint(), cluster.endpoint(*leader));
+}
+
+// A member that hangs (SIGSTOP) answers nothing: the request moves to the
+// next endpoint within its deadline. Then the harness's stop and restart.
+TEST(EtcdKvStoreFailover, PausedMemberNextRequestUsesAnotherEndpoint) {
+  auto started = EtcdCluster::start(3);
+  ASSERT_TRUE(started.ok()) << started.status().to_string();
+  auto& cluster = **started;
+  auto leader = cluster.leader_index();
+  ASSERT_TRUE(leader.ok()) << leader.status().to_string();
+  int follower = (*leader + 1) % 3;
+  asio::io_context io;
+  EtcdKvStore store(io, {cluster.endpoint(follower), cluster.endpoint(*leader)});
+  auto before = await<TxnResult>(io, [&](auto done) {
+    store.txn({}, {put("/paused/k", "1")}, {}, std::move(done));
+  });
+  ASSERT_TRUE(before.ok()) << before.status().to_string();
+
+  cluster.pause_member(follower);
+  auto after = await<RangeResult>(io, [&](auto done) { store.range("/paused/k", false, std::move(done)); });
+  ASSERT_TRUE(after.ok()) << after.status().to_string();
+  ASSERT_EQ(after->kvs.size(), 1u);
+  EXPECT_EQ(store.current_endpoint(), cluster.endpoint(*leader));
+  cluster.resume_member(follower);
+
+  // A clean stop and a restart with the same data directory.
+  cluster.stop_member(follower);
+  EXPECT_FALSE(cluster.running(follower));
+  Status restarted = cluster.restart_member(follower);
+  ASSERT_TRUE(restarted.ok()) << restarted.to_string();
+  EXPECT_TRUE(cluster.running(follower));
+  auto via_restarted = cluster.post(follower, "/v3/kv/range", R"({"key":"L3BhdXNlZC9r"})");
+  ASSERT_TRUE(via_restarted.ok()) << via_restarted.status().to_string();
+  EXPECT_NE(via_restarted->find("\"value\":\"MQ==\""), std::string::npos) << *via_restarted;
 }
 
 // A fake HTTP server on 127.0.0.1: answers each request with `response`

@@ -27,13 +27,20 @@ void EtcdStreamCall::start(OnMessage on_message, OnEnd on_end) {
     asio::post(session_->io, [self = shared_from_this()] { self->end(self->session_->config_error); });
     return;
   }
-  timer_.expires_after(session_->options.request_timeout);
+  // As a unary call: half the time for the first attempt, the rest for the
+  // retry on the next endpoint.
+  deadline_ = std::chrono::steady_clock::now() + session_->options.request_timeout;
+  arm_timer(std::chrono::steady_clock::now() + session_->options.request_timeout / 2);
+  attempt();
+}
+
+void EtcdStreamCall::arm_timer(std::chrono::steady_clock::time_point when) {
+  timer_.expires_at(when);
   timer_.async_wait([self = shared_from_this()](const std::error_code& ec) {
     if (ec || self->finished_ || self->got_message_) return;
-    self->expired_ = true;
+    if (std::chrono::steady_clock::now() >= self->deadline_) self->expired_ = true;
     if (self->connection_) self->connection_->close();
   });
-  attempt();
 }
 
 void EtcdStreamCall::cancel() {
@@ -142,6 +149,7 @@ void EtcdStreamCall::on_done(Status status, int http_status) {
     ++attempts_;
     if (connection_) connection_->close();
     session_->advance();
+    arm_timer(deadline_);
     attempt();
     return;
   }

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <asio/steady_timer.hpp>
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -39,6 +40,7 @@ class EtcdStreamCall : public std::enable_shared_from_this<EtcdStreamCall> {
   void cancel();
 
  private:
+  void arm_timer(std::chrono::steady_clock::time_point when);
   void attempt();
   bool on_body(int http_status, std::string_view bytes);
   void on_done(Status status, int http_status);
@@ -51,6 +53,7 @@ class EtcdStreamCall : public std::enable_shared_from_this<EtcdStreamCall> {
   OnEnd on_end_;
   std::shared_ptr<HttpConnection> connection_;
   asio::steady_timer timer_;
+  std::chrono::steady_clock::time_point deadline_;
   std::string pending_;     // a message not yet ended by '\n'
   std::string error_body_;  // the start of a non-200 answer
   Status error_;            // why on_body stopped the exchange

@@ -36,16 +36,26 @@ void EtcdUnaryQueue::pump() {
     finish(session_->config_error);
     return;
   }
-  uint64_t id = ++call_id_;
-  timer_.expires_at(queue_.front().deadline);
+  ++call_id_;
+  // The first attempt gets half the time, so that a member that accepts
+  // connections but never answers (hung, stopped) leaves the other half to
+  // the retry on the next endpoint.
+  const Call& c = queue_.front();
+  auto half = std::chrono::steady_clock::now() + session_->options.request_timeout / 2;
+  arm_timer(std::min(half, c.deadline));
+  attempt();
+}
+
+void EtcdUnaryQueue::arm_timer(std::chrono::steady_clock::time_point when) {
+  uint64_t id = call_id_;
+  timer_.expires_at(when);
   timer_.async_wait([self = shared_from_this(), id](const std::error_code& ec) {
     if (ec || self->shut_down_ || !self->busy_ || self->call_id_ != id) return;
-    // The pending connect or exchange completes with an error, which
-    // finishes the call as expired.
-    self->expired_ = true;
+    // The pending connect or exchange completes with an error: a retry
+    // while time is left, else the call fails as expired.
+    if (std::chrono::steady_clock::now() >= self->queue_.front().deadline) self->expired_ = true;
     if (self->connection_) self->connection_->close();
   });
-  attempt();
 }
 
 void EtcdUnaryQueue::attempt() {
@@ -127,6 +137,7 @@ void EtcdUnaryQueue::retry_or_fail(Status status) {
   }
   ++c.attempts;
   session_->advance();
+  arm_timer(c.deadline);
   attempt();
 }
 

@@ -3,7 +3,7 @@
 // the order made (the gateway allows no pipelining worth the complexity).
 //
 // Each call has a deadline (EtcdOptions::request_timeout from when it was
-// made); a connect or transport error, or an HTTP 5xx, closes the
+// made; the first attempt may use half of it); a connect or transport error, or an HTTP 5xx, closes the
 // connection and retries the call once on the next endpoint (EtcdSession).
 // A non-5xx error answer is returned as is. Completions are posted to the
 // io_context (never run inside call()), and none runs after shutdown().
@@ -46,6 +46,7 @@ class EtcdUnaryQueue : public std::enable_shared_from_this<EtcdUnaryQueue> {
   };
 
   void pump();
+  void arm_timer(std::chrono::steady_clock::time_point when);
   void attempt();
   void send(uint64_t attempt_id);
   void on_response(Status status, int http_status);
