@@ -5,10 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <asio/buffers_iterator.hpp>
 #include <asio/ip/tcp.hpp>
 #include <asio/read.hpp>
 #include <asio/read_until.hpp>
-#include <asio/buffers_iterator.hpp>
 #include <asio/streambuf.hpp>
 #include <asio/write.hpp>
 #include <chrono>
@@ -104,7 +104,8 @@ class EtcdKvStoreTest : public ::testing::Test {
   void SetUp() override {
     ASSERT_NE(cluster_, nullptr);
     store_ = std::make_unique<EtcdKvStore>(io_, cluster_->endpoint_list());
-    prefix_ = std::string("/t/") + ::testing::UnitTest::GetInstance()->current_test_info()->name() + "/";
+    prefix_ =
+        std::string("/t/") + ::testing::UnitTest::GetInstance()->current_test_info()->name() + "/";
   }
 
   Result<TxnResult> txn(std::vector<Compare> compares, std::vector<TxnOp> success,
@@ -163,7 +164,8 @@ TEST_F(EtcdKvStoreTest, TxnComparesChooseTheBranch) {
   ASSERT_TRUE(first.ok()) << first.status().to_string();
   EXPECT_TRUE(first->succeeded);
   EXPECT_TRUE(first->ranges.empty());
-  auto second = txn({compare(key, T::kCreateRevision, O::kEqual, 0)}, {put(key, "you")}, {get(key)});
+  auto second =
+      txn({compare(key, T::kCreateRevision, O::kEqual, 0)}, {put(key, "you")}, {get(key)});
   ASSERT_TRUE(second.ok()) << second.status().to_string();
   EXPECT_FALSE(second->succeeded);
   ASSERT_EQ(second->ranges.size(), 1u);
@@ -180,12 +182,12 @@ TEST_F(EtcdKvStoreTest, TxnComparesChooseTheBranch) {
   EXPECT_TRUE(current->succeeded);
 
   // value, version, and the other operators.
-  auto by_value = txn({compare(key, T::kValue, O::kEqual, 0, "v2"),
-                       compare(key, T::kVersion, O::kEqual, 2),
-                       compare(key, T::kModRevision, O::kGreater, mod),
-                       compare(key, T::kCreateRevision, O::kLess, current->revision + 1),
-                       compare(key, T::kValue, O::kNotEqual, 0, "me")},
-                      {get(key), del(key)}, {});
+  auto by_value =
+      txn({compare(key, T::kValue, O::kEqual, 0, "v2"), compare(key, T::kVersion, O::kEqual, 2),
+           compare(key, T::kModRevision, O::kGreater, mod),
+           compare(key, T::kCreateRevision, O::kLess, current->revision + 1),
+           compare(key, T::kValue, O::kNotEqual, 0, "me")},
+          {get(key), del(key)}, {});
   ASSERT_TRUE(by_value.ok()) << by_value.status().to_string();
   EXPECT_TRUE(by_value->succeeded);
   ASSERT_EQ(by_value->ranges.size(), 1u);
@@ -197,7 +199,8 @@ TEST_F(EtcdKvStoreTest, TxnComparesChooseTheBranch) {
 }
 
 TEST_F(EtcdKvStoreTest, LeaseGrantKeepAliveRevoke) {
-  auto lease = await<int64_t>(io_, [&](auto done) { store_->lease_grant(10'000, std::move(done)); });
+  auto lease =
+      await<int64_t>(io_, [&](auto done) { store_->lease_grant(10'000, std::move(done)); });
   ASSERT_TRUE(lease.ok()) << lease.status().to_string();
   ASSERT_NE(*lease, 0);
   ASSERT_TRUE(txn({}, {put(prefix_ + "k", "v", *lease)}).ok());
@@ -207,12 +210,14 @@ TEST_F(EtcdKvStoreTest, LeaseGrantKeepAliveRevoke) {
   EXPECT_EQ(kv->kvs[0].lease, *lease);
 
   for (int i = 0; i < 3; ++i) {
-    auto ttl = await<int64_t>(io_, [&](auto done) { store_->lease_keep_alive(*lease, std::move(done)); });
+    auto ttl =
+        await<int64_t>(io_, [&](auto done) { store_->lease_keep_alive(*lease, std::move(done)); });
     ASSERT_TRUE(ttl.ok()) << ttl.status().to_string();
     EXPECT_GT(*ttl, 0);
     EXPECT_LE(*ttl, 10'000);
   }
-  auto revoked = await<bool>(io_, [&](auto done) { store_->lease_revoke(*lease, std::move(done)); });
+  auto revoked =
+      await<bool>(io_, [&](auto done) { store_->lease_revoke(*lease, std::move(done)); });
   ASSERT_TRUE(revoked.ok()) << revoked.status().to_string();
   EXPECT_TRUE(*revoked);
   auto after = range(prefix_ + "k");
@@ -220,7 +225,8 @@ TEST_F(EtcdKvStoreTest, LeaseGrantKeepAliveRevoke) {
   EXPECT_TRUE(after->kvs.empty());
 
   // Gone: keep-alive says 0, a second revoke says false.
-  auto ttl = await<int64_t>(io_, [&](auto done) { store_->lease_keep_alive(*lease, std::move(done)); });
+  auto ttl =
+      await<int64_t>(io_, [&](auto done) { store_->lease_keep_alive(*lease, std::move(done)); });
   ASSERT_TRUE(ttl.ok()) << ttl.status().to_string();
   EXPECT_EQ(*ttl, 0);
   auto again = await<bool>(io_, [&](auto done) { store_->lease_revoke(*lease, std::move(done)); });
@@ -242,7 +248,8 @@ TEST_F(EtcdKvStoreTest, LeaseLeftToExpireTakesItsKeys) {
     if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   EXPECT_TRUE(gone);
-  auto ttl = await<int64_t>(io_, [&](auto done) { store_->lease_keep_alive(*lease, std::move(done)); });
+  auto ttl =
+      await<int64_t>(io_, [&](auto done) { store_->lease_keep_alive(*lease, std::move(done)); });
   ASSERT_TRUE(ttl.ok()) << ttl.status().to_string();
   EXPECT_EQ(*ttl, 0);
 }
@@ -297,7 +304,8 @@ TEST_F(EtcdKvStoreTest, WatchFromCompactedRevisionFails) {
   ASSERT_TRUE(first.ok());
   auto second = txn({}, {put(prefix_ + "a", "2")});
   ASSERT_TRUE(second.ok());
-  auto compacted = await<int64_t>(io_, [&](auto done) { store_->compact(second->revision, std::move(done)); });
+  auto compacted =
+      await<int64_t>(io_, [&](auto done) { store_->compact(second->revision, std::move(done)); });
   ASSERT_TRUE(compacted.ok()) << compacted.status().to_string();
 
   std::optional<Status> ended;
@@ -336,9 +344,8 @@ TEST(EtcdKvStoreFailover, KilledMemberNextRequestUsesAnotherEndpoint) {
                                         cluster.endpoint(other)};
   asio::io_context io;
   EtcdKvStore store(io, endpoints);
-  auto before = await<TxnResult>(io, [&](auto done) {
-    store.txn({}, {put("/failover/k", "1")}, {}, std::move(done));
-  });
+  auto before = await<TxnResult>(
+      io, [&](auto done) { store.txn({}, {put("/failover/k", "1")}, {}, std::move(done)); });
   ASSERT_TRUE(before.ok()) << before.status().to_string();
   EXPECT_EQ(store.current_endpoint(), cluster.endpoint(follower));
 
@@ -362,13 +369,15 @@ TEST(EtcdKvStoreFailover, KilledMemberNextRequestUsesAnotherEndpoint) {
   cluster.kill_member(follower);
   ASSERT_TRUE(run_until(io, [&] { return watch_end.has_value(); }));
   EXPECT_EQ(watch_end->code(), ErrorCode::kCoordinationUnavailable) << watch_end->to_string();
-  auto after = await<RangeResult>(io, [&](auto done) { store.range("/failover/k", false, std::move(done)); });
+  auto after = await<RangeResult>(
+      io, [&](auto done) { store.range("/failover/k", false, std::move(done)); });
   ASSERT_TRUE(after.ok()) << after.status().to_string();
   ASSERT_EQ(after->kvs.size(), 1u);
   EXPECT_EQ(after->kvs[0].value, "1");
   EXPECT_NE(store.current_endpoint(), cluster.endpoint(follower));
   // The endpoint that worked is kept.
-  auto again = await<RangeResult>(io, [&](auto done) { store.range("/failover/k", false, std::move(done)); });
+  auto again = await<RangeResult>(
+      io, [&](auto done) { store.range("/failover/k", false, std::move(done)); });
   ASSERT_TRUE(again.ok()) << again.status().to_string();
   EXPECT_EQ(store.current_endpoint(), cluster.endpoint(*leader));
 }
@@ -384,13 +393,13 @@ TEST(EtcdKvStoreFailover, PausedMemberNextRequestUsesAnotherEndpoint) {
   int follower = (*leader + 1) % 3;
   asio::io_context io;
   EtcdKvStore store(io, {cluster.endpoint(follower), cluster.endpoint(*leader)});
-  auto before = await<TxnResult>(io, [&](auto done) {
-    store.txn({}, {put("/paused/k", "1")}, {}, std::move(done));
-  });
+  auto before = await<TxnResult>(
+      io, [&](auto done) { store.txn({}, {put("/paused/k", "1")}, {}, std::move(done)); });
   ASSERT_TRUE(before.ok()) << before.status().to_string();
 
   cluster.pause_member(follower);
-  auto after = await<RangeResult>(io, [&](auto done) { store.range("/paused/k", false, std::move(done)); });
+  auto after =
+      await<RangeResult>(io, [&](auto done) { store.range("/paused/k", false, std::move(done)); });
   ASSERT_TRUE(after.ok()) << after.status().to_string();
   ASSERT_EQ(after->kvs.size(), 1u);
   EXPECT_EQ(store.current_endpoint(), cluster.endpoint(*leader));
@@ -440,33 +449,35 @@ class FakeHttpServer {
   // One request (headers, then a Content-Length body), one answer, and the
   // next request on the same connection unless `close_after`.
   void serve(std::shared_ptr<Conn> conn) {
-    asio::async_read_until(conn->socket, conn->in, "\r\n\r\n", [this, conn](const std::error_code& ec,
-                                                                          size_t header_bytes) {
-      if (ec) return;
-      std::string head(asio::buffers_begin(conn->in.data()),
-                       asio::buffers_begin(conn->in.data()) + static_cast<std::ptrdiff_t>(header_bytes));
-      conn->in.consume(header_bytes);
-      size_t length = 0;
-      size_t at = head.find("Content-Length: ");
-      if (at != std::string::npos) length = std::stoul(head.substr(at + 16));
-      size_t have = std::min(length, conn->in.size());
-      conn->in.consume(have);
-      auto answer = [this, conn](const std::error_code& ec, size_t) {
-        if (ec) return;
-        ++requests_;
-        if (response_.empty()) return;  // never answers
-        asio::async_write(conn->socket, asio::buffer(response_),
-                          [this, conn](const std::error_code& ec, size_t) {
-                            if (ec) return;
-                            if (close_after_) {
-                              conn->socket.close();
-                            } else {
-                              serve(conn);
-                            }
-                          });
-      };
-      asio::async_read(conn->socket, conn->in, asio::transfer_exactly(length - have), answer);
-    });
+    asio::async_read_until(
+        conn->socket, conn->in, "\r\n\r\n",
+        [this, conn](const std::error_code& ec, size_t header_bytes) {
+          if (ec) return;
+          std::string head(
+              asio::buffers_begin(conn->in.data()),
+              asio::buffers_begin(conn->in.data()) + static_cast<std::ptrdiff_t>(header_bytes));
+          conn->in.consume(header_bytes);
+          size_t length = 0;
+          size_t at = head.find("Content-Length: ");
+          if (at != std::string::npos) length = std::stoul(head.substr(at + 16));
+          size_t have = std::min(length, conn->in.size());
+          conn->in.consume(have);
+          auto answer = [this, conn](const std::error_code& ec, size_t) {
+            if (ec) return;
+            ++requests_;
+            if (response_.empty()) return;  // never answers
+            asio::async_write(conn->socket, asio::buffer(response_),
+                              [this, conn](const std::error_code& ec, size_t) {
+                                if (ec) return;
+                                if (close_after_) {
+                                  conn->socket.close();
+                                } else {
+                                  serve(conn);
+                                }
+                              });
+          };
+          asio::async_read(conn->socket, conn->in, asio::transfer_exactly(length - have), answer);
+        });
   }
   asio::ip::tcp::acceptor acceptor_;
   std::string response_;
@@ -491,9 +502,11 @@ TEST(EtcdKvStoreProtocol, RefusesOversizedAndMalformedResponses) {
       "garbage\r\n\r\n",
       "HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\nnot json!",
       "HTTP/1.1 200 OK\r\nContent-Length: 23\r\n\r\n{\"header\":{\"revision\":1",
-      "HTTP/1.1 200 OK\r\nContent-Length: 44\r\n\r\n{\"header\":{\"revision\":\"1\"},\"kvs\":[{\"key\":5}]}",
+      "HTTP/1.1 200 OK\r\nContent-Length: "
+      "44\r\n\r\n{\"header\":{\"revision\":\"1\"},\"kvs\":[{\"key\":5}]}",
       "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nshort",
-      "HTTP/1.1 400 Bad Request\r\nContent-Length: 43\r\n\r\n{\"error\":\"bad\",\"code\":3,\"message\":\"bad\"}xx",
+      "HTTP/1.1 400 Bad Request\r\nContent-Length: "
+      "43\r\n\r\n{\"error\":\"bad\",\"code\":3,\"message\":\"bad\"}xx",
   };
   for (const std::string& response : responses) {
     FakeHttpServer server(io, response);
@@ -516,10 +529,12 @@ TEST(EtcdKvStoreProtocol, DeadlineWhenNoAnswer) {
 TEST(EtcdKvStoreProtocol, ServerErrorRetriedOnNextEndpoint) {
   asio::io_context io;
   FakeHttpServer failing(io, "HTTP/1.1 503 Unavailable\r\nContent-Length: 2\r\n\r\n{}");
-  const std::string ok_body = R"({"header":{"revision":"7"},"kvs":[{"key":"L3g=","value":"dg==","mod_revision":"7"}]})";
-  FakeHttpServer working(io, "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(ok_body.size()) +
-                                 "\r\n\r\n" + ok_body,
-                         /*close_after=*/false);
+  const std::string ok_body =
+      R"({"header":{"revision":"7"},"kvs":[{"key":"L3g=","value":"dg==","mod_revision":"7"}]})";
+  FakeHttpServer working(
+      io,
+      "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(ok_body.size()) + "\r\n\r\n" + ok_body,
+      /*close_after=*/false);
   EtcdKvStore store(io, {failing.endpoint(), working.endpoint()});
   auto r = await<RangeResult>(io, [&](auto done) { store.range("/x", false, std::move(done)); });
   ASSERT_TRUE(r.ok()) << r.status().to_string();
@@ -530,7 +545,8 @@ TEST(EtcdKvStoreProtocol, ServerErrorRetriedOnNextEndpoint) {
   EXPECT_EQ(failing.requests(), 1);
   EXPECT_EQ(store.current_endpoint(), working.endpoint());
   // Kept, on the same keep-alive connection.
-  auto again = await<RangeResult>(io, [&](auto done) { store.range("/x", false, std::move(done)); });
+  auto again =
+      await<RangeResult>(io, [&](auto done) { store.range("/x", false, std::move(done)); });
   ASSERT_TRUE(again.ok()) << again.status().to_string();
   EXPECT_EQ(failing.requests(), 1);
   EXPECT_EQ(working.requests(), 2);
@@ -543,8 +559,9 @@ TEST(EtcdKvStoreProtocol, WatchMessageOverTheLimitEndsTheWatch) {
   std::string body = message + "\n" + "{\"result\":" + big;
   char size_hex[32];
   std::snprintf(size_hex, sizeof(size_hex), "%zx", body.size());
-  FakeHttpServer server(io, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" +
-                                std::string(size_hex) + "\r\n" + body + "\r\n",
+  FakeHttpServer server(io,
+                        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" +
+                            std::string(size_hex) + "\r\n" + body + "\r\n",
                         /*close_after=*/false);
   EtcdOptions options;
   options.max_stream_message_bytes = 1024;

@@ -48,7 +48,8 @@ TEST(HttpResponseParser, ChunkedBodyAnySplit) {
 }
 
 TEST(HttpResponseParser, ContentLengthAndConnectionClose) {
-  Parsed p = parse("HTTP/1.1 404 Not Found\r\nContent-Length: 3\r\nConnection: close\r\n\r\nabc", 4);
+  Parsed p =
+      parse("HTTP/1.1 404 Not Found\r\nContent-Length: 3\r\nConnection: close\r\n\r\nabc", 4);
   ASSERT_TRUE(p.status.ok());
   EXPECT_TRUE(p.complete);
   EXPECT_FALSE(p.keep_alive);
@@ -80,8 +81,8 @@ TEST(HttpResponseParser, RefusesOversizedAndMalformed) {
   Parsed p = parse(long_headers, 50, limits);
   EXPECT_EQ(p.status.code(), ErrorCode::kCoordinationUnavailable);
 
-  std::string long_chunk_line = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" +
-                                std::string(2000, '0');
+  std::string long_chunk_line =
+      "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + std::string(2000, '0');
   p = parse(long_chunk_line, 100, limits);
   EXPECT_EQ(p.status.code(), ErrorCode::kCoordinationUnavailable);
 }

@@ -24,7 +24,9 @@ namespace {
 constexpr int kStartAttempts = 5;
 constexpr auto kPollInterval = std::chrono::milliseconds(20);
 
-Status error(std::string message) { return Status(ErrorCode::kUnknown, std::move(message)); }
+Status error(std::string message) {
+  return Status(ErrorCode::kUnknown, std::move(message));
+}
 
 // A port nobody uses now: bound to 0, read back, released for etcd to take.
 // Another process may take it in between; start() then tries again.
@@ -168,21 +170,35 @@ Status EtcdCluster::spawn(int member) {
   std::string peer_url = "http://127.0.0.1:" + std::to_string(m.peer_port);
   std::vector<std::string> args = {
       options_.binary,
-      "--name", m.name,
-      "--data-dir", m.data_dir.string(),
-      "--listen-client-urls", client_url,
-      "--advertise-client-urls", client_url,
-      "--listen-peer-urls", peer_url,
-      "--initial-advertise-peer-urls", peer_url,
-      "--initial-cluster", initial_cluster(),
-      "--initial-cluster-state", "new",
-      "--initial-cluster-token", "spillway-test-" + root_.filename().string(),
+      "--name",
+      m.name,
+      "--data-dir",
+      m.data_dir.string(),
+      "--listen-client-urls",
+      client_url,
+      "--advertise-client-urls",
+      client_url,
+      "--listen-peer-urls",
+      peer_url,
+      "--initial-advertise-peer-urls",
+      peer_url,
+      "--initial-cluster",
+      initial_cluster(),
+      "--initial-cluster-state",
+      "new",
+      "--initial-cluster-token",
+      "spillway-test-" + root_.filename().string(),
       // Elections in well under a second, so that failover tests are quick.
-      "--heartbeat-interval", "50",
-      "--election-timeout", "500",
-      "--logger", "zap",
-      "--log-outputs", "stderr",
-      "--log-level", "warn",
+      "--heartbeat-interval",
+      "50",
+      "--election-timeout",
+      "500",
+      "--logger",
+      "zap",
+      "--log-outputs",
+      "stderr",
+      "--log-level",
+      "warn",
   };
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
@@ -218,7 +234,9 @@ bool EtcdCluster::alive(int member) {
   return true;
 }
 
-bool EtcdCluster::running(int member) const { return members_[static_cast<size_t>(member)].pid > 0; }
+bool EtcdCluster::running(int member) const {
+  return members_[static_cast<size_t>(member)].pid > 0;
+}
 
 void EtcdCluster::kill_member(int member) {
   Member& m = members_[static_cast<size_t>(member)];
@@ -250,11 +268,11 @@ void EtcdCluster::resume_member(int member) {
 Status EtcdCluster::restart_member(int member) {
   if (alive(member)) return error("member " + std::to_string(member) + " is running");
   SPILLWAY_RETURN_IF_ERROR(spawn(member));
-  return wait_member_healthy(member,
-                             std::chrono::steady_clock::now() + options_.start_timeout);
+  return wait_member_healthy(member, std::chrono::steady_clock::now() + options_.start_timeout);
 }
 
-Status EtcdCluster::wait_member_healthy(int member, std::chrono::steady_clock::time_point deadline) {
+Status EtcdCluster::wait_member_healthy(int member,
+                                        std::chrono::steady_clock::time_point deadline) {
   const Member& m = members_[static_cast<size_t>(member)];
   std::string last = "no answer";
   for (;;) {
@@ -311,7 +329,8 @@ Result<int> EtcdCluster::leader_index() {
 }
 
 Result<std::string> EtcdCluster::post(int member, std::string_view path, std::string_view body) {
-  auto answer = http_exchange(members_[static_cast<size_t>(member)].client_port, "POST", path, body);
+  auto answer =
+      http_exchange(members_[static_cast<size_t>(member)].client_port, "POST", path, body);
   if (!answer) return answer.status();
   if (answer->first != 200) {
     return error("HTTP " + std::to_string(answer->first) + ": " + answer->second);

@@ -6,8 +6,8 @@ namespace spillway::broker::cluster::etcd {
 
 Result<EtcdEndpoint> parse_endpoint(std::string_view url) {
   auto bad = [&](const char* why) {
-    return Status(ErrorCode::kConfig,
-                  "etcd endpoint '" + std::string(url) + "': " + why + " (expected http://HOST:PORT)");
+    return Status(ErrorCode::kConfig, "etcd endpoint '" + std::string(url) + "': " + why +
+                                          " (expected http://HOST:PORT)");
   };
   constexpr std::string_view kScheme = "http://";
   if (url.substr(0, kScheme.size()) != kScheme) return bad("not http://");

@@ -14,7 +14,9 @@ Status malformed(std::string what) {
   return Status(ErrorCode::kCoordinationUnavailable, "etcd: malformed response: " + what);
 }
 
-std::string b64(std::string_view bytes) { return scram::base64_encode(bytes); }
+std::string b64(std::string_view bytes) {
+  return scram::base64_encode(bytes);
+}
 
 // An int64 field: a JSON string of digits (the gateway's form) or a number;
 // absent = 0.
@@ -129,10 +131,18 @@ json compare_json(const Compare& c) {
   json out = json::object();
   out["key"] = b64(c.key);
   switch (c.op) {
-    case Compare::Op::kEqual: out["result"] = "EQUAL"; break;
-    case Compare::Op::kNotEqual: out["result"] = "NOT_EQUAL"; break;
-    case Compare::Op::kLess: out["result"] = "LESS"; break;
-    case Compare::Op::kGreater: out["result"] = "GREATER"; break;
+    case Compare::Op::kEqual:
+      out["result"] = "EQUAL";
+      break;
+    case Compare::Op::kNotEqual:
+      out["result"] = "NOT_EQUAL";
+      break;
+    case Compare::Op::kLess:
+      out["result"] = "LESS";
+      break;
+    case Compare::Op::kGreater:
+      out["result"] = "GREATER";
+      break;
   }
   switch (c.target) {
     case Compare::Target::kCreateRevision:
@@ -166,9 +176,9 @@ Status stream_result(const json& message, const json** out) {
   if (!message.is_object()) return malformed("stream message is not an object");
   auto error = message.find("error");
   if (error != message.end()) {
-    return Status(ErrorCode::kCoordinationUnavailable,
-                  "etcd: stream error: " + error->dump(-1, ' ', false,
-                                                       json::error_handler_t::replace));
+    return Status(
+        ErrorCode::kCoordinationUnavailable,
+        "etcd: stream error: " + error->dump(-1, ' ', false, json::error_handler_t::replace));
   }
   SPILLWAY_RETURN_IF_ERROR(find_object(message, "result", out));
   if (*out == nullptr) return malformed("stream message without result");
@@ -211,7 +221,9 @@ std::string lease_grant_request(int64_t ttl_seconds) {
   return json{{"TTL", std::to_string(ttl_seconds)}}.dump();
 }
 
-std::string lease_id_request(int64_t lease) { return json{{"ID", std::to_string(lease)}}.dump(); }
+std::string lease_id_request(int64_t lease) {
+  return json{{"ID", std::to_string(lease)}}.dump();
+}
 
 std::string watch_create_request(std::string_view key, bool prefix, int64_t start_revision) {
   json create = json::object();
@@ -290,12 +302,14 @@ Result<WatchMessage> parse_watch_message(const json& message) {
   WatchMessage out;
   const json* header = nullptr;
   SPILLWAY_RETURN_IF_ERROR(find_object(*result, "header", &header));
-  if (header != nullptr) SPILLWAY_RETURN_IF_ERROR(read_int(*header, "revision", &out.batch.revision));
+  if (header != nullptr)
+    SPILLWAY_RETURN_IF_ERROR(read_int(*header, "revision", &out.batch.revision));
   SPILLWAY_RETURN_IF_ERROR(read_bool(*result, "created", &out.created));
   SPILLWAY_RETURN_IF_ERROR(read_bool(*result, "canceled", &out.canceled));
   SPILLWAY_RETURN_IF_ERROR(read_int(*result, "compact_revision", &out.compact_revision));
   auto reason = result->find("cancel_reason");
-  if (reason != result->end() && reason->is_string()) out.cancel_reason = reason->get<std::string>();
+  if (reason != result->end() && reason->is_string())
+    out.cancel_reason = reason->get<std::string>();
   const json* events = nullptr;
   SPILLWAY_RETURN_IF_ERROR(find_array(*result, "events", &events));
   if (events == nullptr) return out;

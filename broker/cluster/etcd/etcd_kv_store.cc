@@ -60,9 +60,9 @@ void EtcdKvStore::range(std::string key, bool prefix, Callback<RangeResult> done
 
 void EtcdKvStore::txn(std::vector<Compare> compares, std::vector<TxnOp> success,
                       std::vector<TxnOp> failure, Callback<TxnResult> done) {
-  unary_->call("/v3/kv/txn", txn_request(compares, success, failure),
-               typed<TxnResult>(std::move(done),
-                                [](const json& body) { return parse_txn_response(body); }));
+  unary_->call(
+      "/v3/kv/txn", txn_request(compares, success, failure),
+      typed<TxnResult>(std::move(done), [](const json& body) { return parse_txn_response(body); }));
 }
 
 void EtcdKvStore::lease_grant(int64_t ttl_ms, Callback<int64_t> done) {
@@ -97,8 +97,8 @@ void EtcdKvStore::compact(int64_t revision, Callback<int64_t> done) {
 
 void EtcdKvStore::lease_keep_alive(int64_t lease, Callback<int64_t> done) {
   // One request on a stream of its own: the first answer is the renewal's.
-  auto call = std::make_shared<EtcdStreamCall>(session_, "/v3/lease/keepalive",
-                                               lease_id_request(lease));
+  auto call =
+      std::make_shared<EtcdStreamCall>(session_, "/v3/lease/keepalive", lease_id_request(lease));
   keep_alives_.erase(std::remove_if(keep_alives_.begin(), keep_alives_.end(),
                                     [](const auto& weak) { return weak.expired(); }),
                      keep_alives_.end());
@@ -118,12 +118,13 @@ void EtcdKvStore::lease_keep_alive(int64_t lease, Callback<int64_t> done) {
       [shared_done](Status status) { (*shared_done)(std::move(status)); });
 }
 
-std::unique_ptr<WatchHandle> EtcdKvStore::watch(
-    std::string key, bool prefix, int64_t start_revision,
-    std::function<void(Result<WatchBatch>)> on_events) {
+std::unique_ptr<WatchHandle> EtcdKvStore::watch(std::string key, bool prefix,
+                                                int64_t start_revision,
+                                                std::function<void(Result<WatchBatch>)> on_events) {
   auto call = std::make_shared<EtcdStreamCall>(session_, "/v3/watch",
                                                watch_create_request(key, prefix, start_revision));
-  auto shared_events = std::make_shared<std::function<void(Result<WatchBatch>)>>(std::move(on_events));
+  auto shared_events =
+      std::make_shared<std::function<void(Result<WatchBatch>)>>(std::move(on_events));
   call->start(
       [shared_events, start_revision](const json& raw) {
         auto message = parse_watch_message(raw);
@@ -132,11 +133,10 @@ std::unique_ptr<WatchHandle> EtcdKvStore::watch(
           return false;
         }
         if (message->compact_revision > 0) {
-          (*shared_events)(Status(
-              ErrorCode::kCompacted,
-              "etcd: watch from revision " + std::to_string(start_revision) +
-                  " refused: history compacted up to revision " +
-                  std::to_string(message->compact_revision)));
+          (*shared_events)(Status(ErrorCode::kCompacted,
+                                  "etcd: watch from revision " + std::to_string(start_revision) +
+                                      " refused: history compacted up to revision " +
+                                      std::to_string(message->compact_revision)));
           return false;
         }
         if (message->canceled) {

@@ -8,7 +8,8 @@ EtcdSession::EtcdSession(asio::io_context& io_context, const std::vector<std::st
   for (const std::string& url : urls) {
     auto endpoint = parse_endpoint(url);
     if (!endpoint) {
-      config_error = Status(ErrorCode::kCoordinationUnavailable, std::string(endpoint.status().message()));
+      config_error =
+          Status(ErrorCode::kCoordinationUnavailable, std::string(endpoint.status().message()));
       endpoints.clear();
       return;
     }

@@ -28,8 +28,7 @@ struct EtcdOptions {
 };
 
 struct EtcdSession {
-  EtcdSession(asio::io_context& io_context, const std::vector<std::string>& urls,
-              EtcdOptions opts);
+  EtcdSession(asio::io_context& io_context, const std::vector<std::string>& urls, EtcdOptions opts);
 
   const EtcdEndpoint& endpoint() const { return endpoints[current]; }
   void advance() { current = (current + 1) % endpoints.size(); }

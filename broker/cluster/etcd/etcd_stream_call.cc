@@ -24,7 +24,8 @@ void EtcdStreamCall::start(OnMessage on_message, OnEnd on_end) {
   on_message_ = std::move(on_message);
   on_end_ = std::move(on_end);
   if (!session_->config_error.ok()) {
-    asio::post(session_->io, [self = shared_from_this()] { self->end(self->session_->config_error); });
+    asio::post(session_->io,
+               [self = shared_from_this()] { self->end(self->session_->config_error); });
     return;
   }
   // As a unary call: half the time for the first attempt, the rest for the
@@ -69,7 +70,9 @@ void EtcdStreamCall::attempt() {
     EtcdStreamCall* call = self.get();
     self->connection_->post(
         self->path_, self->body_,
-        [call](int http_status, std::string_view bytes) { return call->on_body(http_status, bytes); },
+        [call](int http_status, std::string_view bytes) {
+          return call->on_body(http_status, bytes);
+        },
         [self, id](Status status, int http_status) {
           if (self->finished_ || self->attempt_id_ != id) return;
           self->on_done(std::move(status), http_status);
@@ -80,7 +83,8 @@ void EtcdStreamCall::attempt() {
 bool EtcdStreamCall::on_body(int http_status, std::string_view bytes) {
   if (finished_) return false;
   if (http_status != 200) {
-    error_body_.append(bytes.substr(0, kMaxErrorBody - std::min(kMaxErrorBody, error_body_.size())));
+    error_body_.append(
+        bytes.substr(0, kMaxErrorBody - std::min(kMaxErrorBody, error_body_.size())));
     return true;
   }
   const size_t limit = session_->options.max_stream_message_bytes;
@@ -88,9 +92,9 @@ bool EtcdStreamCall::on_body(int http_status, std::string_view bytes) {
     size_t lf = bytes.find('\n');
     std::string_view piece = bytes.substr(0, lf);
     if (piece.size() > limit - std::min(limit, pending_.size())) {
-      error_ = Status(ErrorCode::kCoordinationUnavailable,
-                      "etcd " + session_->endpoint().text + ": stream message longer than " +
-                          std::to_string(limit) + " bytes");
+      error_ = Status(ErrorCode::kCoordinationUnavailable, "etcd " + session_->endpoint().text +
+                                                               ": stream message longer than " +
+                                                               std::to_string(limit) + " bytes");
       return false;
     }
     pending_.append(piece);
@@ -141,8 +145,8 @@ void EtcdStreamCall::on_done(Status status, int http_status) {
   if (expired_) {
     end(Status(ErrorCode::kCoordinationUnavailable,
                "etcd: no answer within " +
-                   std::to_string(session_->options.request_timeout.count()) + " ms (last: " +
-                   std::string(status.message()) + ")"));
+                   std::to_string(session_->options.request_timeout.count()) +
+                   " ms (last: " + std::string(status.message()) + ")"));
     return;
   }
   if (!got_message_ && attempts_ == 0) {

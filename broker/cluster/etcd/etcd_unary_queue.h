@@ -3,10 +3,10 @@
 // the order made (the gateway allows no pipelining worth the complexity).
 //
 // Each call has a deadline (EtcdOptions::request_timeout from when it was
-// made; the first attempt may use half of it); a connect or transport error, or an HTTP 5xx, closes the
-// connection and retries the call once on the next endpoint (EtcdSession).
-// A non-5xx error answer is returned as is. Completions are posted to the
-// io_context (never run inside call()), and none runs after shutdown().
+// made; the first attempt may use half of it); a connect or transport error, or an HTTP 5xx, closes
+// the connection and retries the call once on the next endpoint (EtcdSession). A non-5xx error
+// answer is returned as is. Completions are posted to the io_context (never run inside call()), and
+// none runs after shutdown().
 #pragma once
 
 #include <asio/steady_timer.hpp>
@@ -57,7 +57,7 @@ class EtcdUnaryQueue : public std::enable_shared_from_this<EtcdUnaryQueue> {
   std::deque<Call> queue_;  // front() is in flight when busy_
   bool busy_ = false;
   bool shut_down_ = false;
-  bool expired_ = false;  // the in-flight call's deadline passed
+  bool expired_ = false;     // the in-flight call's deadline passed
   uint64_t call_id_ = 0;     // the in-flight call, for its timer
   uint64_t attempt_id_ = 0;  // the in-flight attempt, for stale completions
   std::shared_ptr<HttpConnection> connection_;

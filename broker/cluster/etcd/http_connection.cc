@@ -28,18 +28,18 @@ void HttpConnection::connect(const EtcdEndpoint& endpoint, std::function<void(St
           done(self->transport_error("cannot resolve", ec));
           return;
         }
-        asio::async_connect(
-            self->socket_, results,
-            [self, done = std::move(done)](const std::error_code& ec, const asio::ip::tcp::endpoint&) {
-              if (ec || self->closed_) {
-                done(self->transport_error("cannot connect", ec));
-                return;
-              }
-              std::error_code ignored;
-              self->socket_.set_option(asio::ip::tcp::no_delay(true), ignored);
-              self->open_ = true;
-              done(Status::Ok());
-            });
+        asio::async_connect(self->socket_, results,
+                            [self, done = std::move(done)](const std::error_code& ec,
+                                                           const asio::ip::tcp::endpoint&) {
+                              if (ec || self->closed_) {
+                                done(self->transport_error("cannot connect", ec));
+                                return;
+                              }
+                              std::error_code ignored;
+                              self->socket_.set_option(asio::ip::tcp::no_delay(true), ignored);
+                              self->open_ = true;
+                              done(Status::Ok());
+                            });
       });
 }
 
@@ -54,8 +54,8 @@ void HttpConnection::post(std::string_view path, std::string_view body,
   parser_.reset(std::move(sink));
   reusable_ = false;  // until this response ends cleanly
   asio::async_write(socket_, asio::buffer(request_),
-                    [self = shared_from_this(), done = std::move(done)](
-                        const std::error_code& ec, size_t) mutable {
+                    [self = shared_from_this(), done = std::move(done)](const std::error_code& ec,
+                                                                        size_t) mutable {
                       if (ec || self->closed_) {
                         Status st = self->transport_error("cannot send", ec);
                         self->close();
@@ -68,9 +68,8 @@ void HttpConnection::post(std::string_view path, std::string_view body,
 
 void HttpConnection::read_more(Done done) {
   socket_.async_read_some(
-      asio::buffer(buffer_),
-      [self = shared_from_this(), done = std::move(done)](const std::error_code& ec,
-                                                          size_t n) mutable {
+      asio::buffer(buffer_), [self = shared_from_this(), done = std::move(done)](
+                                 const std::error_code& ec, size_t n) mutable {
         if (self->closed_) {
           done(self->transport_error("cannot receive", ec), 0);
           return;

@@ -10,9 +10,9 @@
 // connection, so it lives until they have run.
 #pragma once
 
+#include <array>
 #include <asio/io_context.hpp>
 #include <asio/ip/tcp.hpp>
-#include <array>
 #include <functional>
 #include <memory>
 #include <string>

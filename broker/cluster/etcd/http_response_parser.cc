@@ -12,8 +12,7 @@ namespace {
 constexpr size_t kMaxChunkLine = 1024;
 
 bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() &&
-         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
            return std::tolower(static_cast<unsigned char>(x)) ==
                   std::tolower(static_cast<unsigned char>(y));
          });
@@ -21,7 +20,8 @@ bool iequals(std::string_view a, std::string_view b) {
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
   return s;
 }
 
@@ -183,7 +183,8 @@ Status HttpResponseParser::feed(std::string_view bytes) {
       }
       case State::kBody: {
         size_t take = bytes.size();
-        if (framing_ == Framing::kLength) take = static_cast<size_t>(std::min<uint64_t>(take, remaining_));
+        if (framing_ == Framing::kLength)
+          take = static_cast<size_t>(std::min<uint64_t>(take, remaining_));
         SPILLWAY_RETURN_IF_ERROR(deliver(bytes.substr(0, take)));
         bytes.remove_prefix(take);
         if (framing_ == Framing::kLength) {
