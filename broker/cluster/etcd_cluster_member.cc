@@ -98,7 +98,11 @@ void EtcdClusterMember::register_broker(std::function<void(Status)> done) {
     store_.txn(std::move(cmp), std::move(put), std::move(get),
                guard(self_, [this, done, id, key](const Result<TxnResult>& r) {
                  registering_ = false;
-                 if (!r.ok() || !r->succeeded) {
+                 if (stopped_ || !r.ok() || !r->succeeded) {
+                   if (stopped_ && r.ok() && r->succeeded) {
+                     store_.lease_revoke(id, [](Result<bool>) {});
+                     return done(Status(ErrorCode::kShuttingDown, "stopped while registering"));
+                   }
                    store_.lease_revoke(id, [](Result<bool>) {});
                    if (!r.ok()) return done(r.status());
                    std::string holder;
@@ -135,10 +139,13 @@ void EtcdClusterMember::keep_alive_tick() {
     }));
   } else if (lease_ != 0) {
     const int64_t lease = lease_;
-    store_.lease_keep_alive(lease, guard(self_, [this, lease](Result<int64_t> ttl) {
+    // etcd restarts the TTL when it receives the renewal, which is after
+    // this send: counting from the send keeps our view on the safe side.
+    const Clock::time_point sent = Clock::now();
+    store_.lease_keep_alive(lease, guard(self_, [this, lease, sent](Result<int64_t> ttl) {
       if (lease != lease_) return;
       if (ttl.ok() && *ttl > 0) {
-        last_renewal_ = Clock::now();
+        last_renewal_ = sent;
       } else if (ttl.ok()) {
         fence("lease expired");
       } else if (Clock::now() - last_renewal_ > std::chrono::milliseconds(options_.lease_ttl_ms)) {
