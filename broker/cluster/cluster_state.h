@@ -47,6 +47,9 @@ struct TopicAssignment {
   std::map<int32_t, std::vector<BrokerId>> reassigning;
   TopicSettings settings;
   int64_t mod_revision = 0;
+  // The key's create_revision: which incarnation of the name this is (a
+  // topic deleted and created again is a new topic).
+  int64_t create_revision = 0;
 };
 
 // partitions/<t>/<p>: written by the controller (leader elections) and the

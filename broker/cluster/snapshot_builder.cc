@@ -54,6 +54,7 @@ void SnapshotBuilder::put(ClusterSnapshot& s, const KeyValue& kv) const {
       auto t = decode_topic(kv.value, k.topic);
       if (!t.ok()) return ignored(kv, t.status());
       t->mod_revision = kv.mod_revision;
+      t->create_revision = kv.create_revision;
       s.topics[k.topic] = std::move(*t);
       return;
     }
