@@ -41,6 +41,10 @@ struct TopicSettings {
 struct TopicAssignment {
   std::string name;
   std::vector<std::vector<BrokerId>> replicas;  // index = partition
+  // Partitions being moved (ClusterMember::reassign): partition -> the
+  // replicas asked for. The controller adds them to `replicas`, waits
+  // for them to join the ISR, then drops the others (docs/replication.md).
+  std::map<int32_t, std::vector<BrokerId>> reassigning;
   TopicSettings settings;
   int64_t mod_revision = 0;
   // The key's create_revision: which incarnation of the name this is (a

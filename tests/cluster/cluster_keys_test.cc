@@ -1,0 +1,94 @@
+// The key layout and the strict, bounded decoding of values.
+#include "cluster/cluster_keys.h"
+
+#include <gtest/gtest.h>
+
+namespace spillway::broker::cluster {
+namespace {
+
+TEST(ClusterKeys, LayoutAndParse) {
+  ClusterKeys k("prod");
+  EXPECT_EQ(k.broker(3), "/spillway/prod/brokers/3");
+  EXPECT_EQ(k.controller(), "/spillway/prod/controller");
+  EXPECT_EQ(k.topic("a.b"), "/spillway/prod/topics/a.b");
+  EXPECT_EQ(k.partition("a.b", 7), "/spillway/prod/partitions/a.b/7");
+  EXPECT_EQ(k.parse(k.broker(3)).kind, ClusterKeys::Parsed::Kind::kBroker);
+  EXPECT_EQ(k.parse(k.broker(3)).broker, 3);
+  auto p = k.parse(k.partition("a.b", 7));
+  EXPECT_EQ(p.kind, ClusterKeys::Parsed::Kind::kPartition);
+  EXPECT_EQ(p.topic, "a.b");
+  EXPECT_EQ(p.partition, 7);
+  for (const char* bad : {"/spillway/prod/brokers/-1", "/spillway/prod/brokers/01",
+                          "/spillway/prod/brokers/99999999999", "/spillway/prod/brokers/x",
+                          "/spillway/prod/partitions/t/x", "/spillway/prod/partitions/t",
+                          "/spillway/prod/topics/bad name", "/spillway/other/controller",
+                          "/spillway/prod/partitions/t/100000"}) {
+    EXPECT_EQ(k.parse(bad).kind, ClusterKeys::Parsed::Kind::kUnknown) << bad;
+  }
+}
+
+TEST(ClusterKeys, RoundTrips) {
+  BrokerInfo b;
+  b.native_address = "h:1";
+  b.kafka_address = "h:2";
+  b.rack = "r1";
+  b.shutting_down = true;
+  auto b2 = decode_broker(encode_broker(b), 4, 99);
+  ASSERT_TRUE(b2.ok());
+  EXPECT_EQ(b2->id, 4);
+  EXPECT_EQ(b2->epoch, 99);
+  EXPECT_EQ(b2->rack, "r1");
+  EXPECT_TRUE(b2->shutting_down);
+
+  TopicAssignment t;
+  t.replicas = {{1, 2}, {2, 3}};
+  t.reassigning[1] = {3, 4};
+  t.settings.unclean_leader_election = 1;
+  t.settings.min_insync_replicas = 2;
+  auto t2 = decode_topic(encode_topic(t), "t");
+  ASSERT_TRUE(t2.ok());
+  EXPECT_EQ(t2->replicas, t.replicas);
+  EXPECT_EQ(t2->reassigning, t.reassigning);
+  EXPECT_EQ(t2->settings.unclean_leader_election, 1);
+  EXPECT_EQ(t2->settings.min_insync_replicas, 2);
+
+  PartitionState p;
+  p.leader = 2;
+  p.leader_epoch = 5;
+  p.isr = {2, 1};
+  p.controller_epoch = 77;
+  auto p2 = decode_partition(encode_partition(p));
+  ASSERT_TRUE(p2.ok());
+  EXPECT_EQ(p2->leader, 2);
+  EXPECT_EQ(p2->leader_epoch, 5);
+  EXPECT_EQ(p2->isr, p.isr);
+  EXPECT_EQ(p2->controller_epoch, 77);
+}
+
+TEST(ClusterKeys, RefusesMalformedValues) {
+  const std::string deep(10'000, '[');
+  for (const std::string& v :
+       {std::string("{not json"), std::string("[]"), std::string("null"), deep,
+        std::string(R"({"leader":1,"leader_epoch":0,"isr":[],"controller_epoch":1})"),
+        std::string(R"({"leader":1,"leader_epoch":0,"isr":[1,1],"controller_epoch":1})"),
+        std::string(R"({"leader":-2,"leader_epoch":0,"isr":[1],"controller_epoch":1})"),
+        std::string(R"({"leader":1,"leader_epoch":-1,"isr":[1],"controller_epoch":1})"),
+        std::string(R"({"leader":1,"leader_epoch":"0","isr":[1],"controller_epoch":1})"),
+        std::string(R"({"leader":18446744073709551615,"leader_epoch":0,"isr":[1],"controller_epoch":1})"),
+        std::string(R"({"leader":1,"leader_epoch":0,"isr":[3000000000],"controller_epoch":1})"),
+        std::string(R"({"leader":1,"leader_epoch":0,"isr":[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17],"controller_epoch":1})")}) {
+    EXPECT_EQ(decode_partition(v).status().code(), ErrorCode::kCorruptMessage) << v.substr(0, 80);
+  }
+  EXPECT_FALSE(decode_broker(R"({"native":5})", 1, 1).ok());
+  EXPECT_FALSE(decode_broker(R"({"native":")" + std::string(300, 'x') + "\"}", 1, 1).ok());
+  EXPECT_FALSE(decode_broker(std::string(kMaxValueBytes + 1, ' '), 1, 1).ok());
+  EXPECT_FALSE(decode_controller(R"({"broker":-1})").ok());
+  EXPECT_FALSE(decode_topic(R"({"replicas":[]})", "t").ok());
+  EXPECT_FALSE(decode_topic(R"({"replicas":[[1]],"reassigning":{"5":[1]}})", "t").ok());
+  EXPECT_FALSE(decode_topic(R"({"replicas":[[1]],"settings":{"unclean_leader_election":2}})", "t").ok());
+  // Unknown fields are ignored (a newer broker may add some).
+  EXPECT_TRUE(decode_controller(R"({"broker":1,"since":"later"})").ok());
+}
+
+}  // namespace
+}  // namespace spillway::broker::cluster
