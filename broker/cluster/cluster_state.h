@@ -43,6 +43,9 @@ struct TopicAssignment {
   std::vector<std::vector<BrokerId>> replicas;  // index = partition
   TopicSettings settings;
   int64_t mod_revision = 0;
+  // The key's create_revision: which incarnation of the name this is (a
+  // topic deleted and created again is a new topic).
+  int64_t create_revision = 0;
 };
 
 // partitions/<t>/<p>: written by the controller (leader elections) and the

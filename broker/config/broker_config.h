@@ -99,10 +99,10 @@ struct BrokerConfig {
   bool authorization_enabled = false;
   std::string authorization_super_users;  // "User:admin;User:ops"
   // [cluster] (broker/cluster/, docs/replication.md). Empty etcd_endpoints:
-  // one broker on its own, as before; set: a member of a replicated cluster.
+  // one broker on its own, as before; set: a member of a replicated cluster
+  // whose broker id is [broker] node_id.
   std::string cluster_etcd_endpoints;  // "http://127.0.0.1:2379,http://..."
   std::string cluster_name = "spillway";
-  int64_t cluster_broker_id = 0;
   std::string cluster_rack;
   std::string cluster_advertised_native;   // host:port clients and peers reach; empty = bound
   int64_t cluster_lease_ttl_ms = 6'000;    // liveness hint; no safety property depends on it

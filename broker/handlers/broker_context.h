@@ -15,6 +15,7 @@ class GroupCoordinator;
 }
 namespace cluster {
 class ClusterMember;
+class ClusterAdmin;
 }
 namespace security {
 class Authorizer;
@@ -44,6 +45,9 @@ struct BrokerContext {
   // The replicated cluster (cluster/cluster_member.h; its snapshot() is
   // readable from any thread); null: one broker on its own, no etcd.
   cluster::ClusterMember* cluster = nullptr;
+  // Topic creation and deletion in the cluster (cluster/cluster_admin.h);
+  // set exactly when `cluster` is.
+  cluster::ClusterAdmin* cluster_admin = nullptr;
   // This broker's id in the cluster (kNoBroker without one).
   BrokerId broker_id = kNoBroker;
 };

@@ -101,8 +101,15 @@ void Server::wait_for_signal() {
       if (!stop_requested_.load()) wait_for_signal();
       return;
     }
-    spdlog::info("received {}, stopping: no new connections, finishing in-flight requests",
-                 signo == SIGINT ? "SIGINT" : "SIGTERM");
+    const char* name = signo == SIGINT ? "SIGINT" : "SIGTERM";
+    if (options_.before_stop && !stop_announced_) {
+      stop_announced_ = true;
+      spdlog::info("received {}, preparing to stop (a second signal stops at once)", name);
+      wait_for_signal();
+      options_.before_stop([this] { asio::post(cores_.context(0), [this] { stop(); }); });
+      return;
+    }
+    spdlog::info("received {}, stopping: no new connections, finishing in-flight requests", name);
     stop();
   });
 }

@@ -70,6 +70,11 @@ struct ServerOptions {
   // periodic tasks are cancelled (CoreSet::stop_core), so work the broker put
   // on the cores (long polls, other acceptors) can end and let run() return.
   std::function<void(size_t core)> on_core_stop = nullptr;
+  // With handle_signals: the first SIGINT/SIGTERM calls it (core 0's thread)
+  // instead of stopping at once; the stop begins when it calls `proceed`
+  // (any thread) or at a second signal. A cluster member moves the
+  // leadership of its partitions away here (controlled shutdown).
+  std::function<void(std::function<void()> proceed)> before_stop = nullptr;
 };
 
 class Server {
@@ -144,6 +149,7 @@ class Server {
   std::vector<std::unique_ptr<SessionHost>> hosts_;
   std::vector<Acceptor> acceptors_;            // one per listener, on core 0
   std::unique_ptr<asio::signal_set> signals_;  // on core 0
+  bool stop_announced_ = false;                // before_stop ran (core 0)
   size_t next_core_ = 0;                       // used on core 0 only
   std::mutex refused_log_mu_;                  // refusals are logged from any core
   log::RateLimit refused_log_;

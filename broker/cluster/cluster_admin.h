@@ -1,0 +1,31 @@
+// ClusterAdmin: what the request handlers of both protocols ask of the
+// cluster (cluster_node.h implements it): create and delete topics, which
+// in a cluster are keys in etcd rather than directories of one broker.
+// Callable from any thread; `done` runs on `executor` once this broker's
+// own snapshot shows the change (so a Metadata request sent after the
+// answer, to this broker, sees it), or with the error.
+#pragma once
+
+#include <asio/any_io_executor.hpp>
+#include <functional>
+#include <string>
+
+#include "cluster/cluster_member.h"
+#include "spillway/common/status.h"
+
+namespace spillway::broker::cluster {
+
+class ClusterAdmin {
+ public:
+  virtual ~ClusterAdmin() = default;
+  // The replication factor -1 means [cluster] default_replication_factor.
+  virtual void create_topic(NewTopic topic, asio::any_io_executor executor,
+                            std::function<void(Status)> done) = 0;
+  virtual void delete_topic(std::string name, asio::any_io_executor executor,
+                            std::function<void(Status)> done) = 0;
+  // The cluster as this broker last saw it (any thread).
+  virtual SnapshotPtr snapshot() const = 0;
+  virtual BrokerId broker_id() const = 0;
+};
+
+}  // namespace spillway::broker::cluster
