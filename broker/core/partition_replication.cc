@@ -193,10 +193,21 @@ void Partition::fail_isr_waiters(const Status& why) {
 }
 
 void Partition::answer_isr_waiters() {
+  // Covered while the ISR is below min_insync_replicas (it shrank after the
+  // append): fewer copies than asked for, so not acknowledged (Kafka's
+  // NOT_ENOUGH_REPLICAS_AFTER_APPEND).
+  const bool enough = leader_.isr().size() >= static_cast<size_t>(min_insync_);
   size_t kept = 0;
   for (IsrWaiter& w : isr_waiters_) {
     if (w.last_offset < replicated_hw_) {
-      deliver(w.reply, std::move(w.result));
+      if (enough) {
+        deliver(w.reply, std::move(w.result));
+      } else {
+        deliver(w.reply, PartitionReply{.status = Status(ErrorCode::kNotEnoughReplicasAfterAppend,
+                                                         "partition " + log_name_ +
+                                                             ": the ISR shrank below "
+                                                             "min.insync.replicas")});
+      }
     } else {
       isr_waiters_[kept++] = std::move(w);
     }
