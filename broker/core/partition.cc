@@ -189,8 +189,9 @@ void Partition::append(std::span<std::byte> batch, std::byte* rented, AckAfter a
     deliver(reply, std::move(r));
     return;
   }
-  const int64_t deadline =
-      timeout_ms > 0 ? steady_ms() + timeout_ms : std::numeric_limits<int64_t>::max();
+  const int64_t deadline = ack == AckAfter::kIsr && timeout_ms > 0
+                               ? steady_ms() + timeout_ms
+                               : std::numeric_limits<int64_t>::max();
   // The header as the producer sent it; the batch was validated.
   Result<batch::BatchHeader> header = batch::parse_header(batch);
   if (header.ok() && header->producer_id != ProducerStateTable::kNoProducerId && !log_->corrupt()) {

@@ -83,7 +83,9 @@ std::optional<std::vector<BrokerId>> LeaderState::propose_isr_change(int64_t now
   if (pending_.has_value()) return std::nullopt;
   for (const Follower& f : followers_) {
     if (contains(isr_, f.id) || f.end == kNoOffset) continue;
-    if (f.end >= hw_ && f.end >= epoch_start_) {
+    // Caught up recently too: a replica that stopped fetching (whose last
+    // known end may still look good) is not added back.
+    if (f.end >= hw_ && f.end >= epoch_start_ && now_ms - f.last_caught_up_ms <= lag_max_ms_) {
       std::vector<BrokerId> grown = isr_;
       grown.push_back(f.id);
       pending_ = grown;

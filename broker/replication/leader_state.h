@@ -46,7 +46,8 @@ class LeaderState {
 
   // The ISR change to propose now, or nothing (one is in flight, or
   // nothing to change). Expansion first (a follower not in the ISR whose
-  // end is >= the HW and >= the epoch's start), else a shrink (members not
+  // end is >= the HW and >= the epoch's start, and that was caught up
+  // within lag_max_ms), else a shrink (members not
   // caught up for more than lag_max_ms). The proposal is in flight from
   // then on until isr_stored() or isr_failed().
   std::optional<std::vector<BrokerId>> propose_isr_change(int64_t now_ms);
