@@ -91,6 +91,12 @@ void Partition::become_leader(replication::LeaderRole role) {
   check_on_core(core_);
   if (closed_) return;
   const LeaderEpoch epoch(role.state.leader_epoch);
+  if (epoch < leader_epoch()) {
+    // Epochs only move forward; an older state arrived late.
+    spdlog::warn("partition {}: ignoring leadership of epoch {} (at epoch {})", log_name_,
+                 epoch.value(), leader_epoch().value());
+    return;
+  }
   if (role_.load(std::memory_order_relaxed) == replication::Role::kLeader &&
       epoch == leader_epoch()) {
     min_insync_ = role.min_insync_replicas;
@@ -123,6 +129,11 @@ void Partition::become_leader(replication::LeaderRole role) {
 void Partition::become_follower(replication::FollowerRole role) {
   check_on_core(core_);
   if (closed_) return;
+  if (role.leader_epoch < leader_epoch()) {
+    spdlog::warn("partition {}: ignoring a follower role of epoch {} (at epoch {})", log_name_,
+                 role.leader_epoch.value(), leader_epoch().value());
+    return;
+  }
   if (Status st = open_epoch_cache(); !st.ok()) {
     spdlog::error("partition {}: cannot follow: leader epoch file: {}", log_name_, st.message());
     become_none();
