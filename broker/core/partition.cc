@@ -4,8 +4,12 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <array>
 #include <asio/post.hpp>
 #include <chrono>
+#include <limits>
+#include <utility>
 
 #include "core/scrub_budget.h"
 #include "core/task_pool.h"
@@ -43,6 +47,13 @@ namespace {
 int64_t wall_clock_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// Replication's timing (lag, acks=all deadlines): a clock that does not jump.
+int64_t steady_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
       .count();
 }
 
@@ -154,15 +165,33 @@ void Partition::wake_all_waiters() {
   fetch_waiters_.clear();
 }
 
-void Partition::append(std::span<std::byte> batch, std::byte* rented, AckAfter ack, Reply reply) {
+void Partition::append(std::span<std::byte> batch, std::byte* rented, AckAfter ack, Reply reply,
+                       int64_t timeout_ms) {
   check_on_core(core_);
   PartitionReply r;
-  if (closed_) {
+  const replication::Role role = role_.load(std::memory_order_relaxed);
+  if (closed_ || role == replication::Role::kFollower || role == replication::Role::kNone) {
     BufferPool::global().give_back(rented);
-    r.status = closed_error();
+    r.status = closed_ ? closed_error() : not_leader_error();
     deliver(reply, std::move(r));
     return;
   }
+  if (ack == AckAfter::kIsr && role == replication::Role::kStandalone) {
+    ack = AckAfter::kSync;  // acks=-1 without a cluster: what it always meant
+  }
+  if (ack == AckAfter::kIsr && leader_.isr().size() < static_cast<size_t>(min_insync_)) {
+    // Before the append (Kafka's NOT_ENOUGH_REPLICAS): nothing is written.
+    BufferPool::global().give_back(rented);
+    r.status = Status(ErrorCode::kNotEnoughReplicas,
+                      "partition " + log_name_ + " has " + std::to_string(leader_.isr().size()) +
+                          " in-sync replica(s), min.insync.replicas is " +
+                          std::to_string(min_insync_));
+    deliver(reply, std::move(r));
+    return;
+  }
+  const int64_t deadline = ack == AckAfter::kIsr && timeout_ms > 0
+                               ? steady_ms() + timeout_ms
+                               : std::numeric_limits<int64_t>::max();
   // The header as the producer sent it; the batch was validated.
   Result<batch::BatchHeader> header = batch::parse_header(batch);
   if (header.ok() && header->producer_id != ProducerStateTable::kNoProducerId && !log_->corrupt()) {
@@ -173,13 +202,18 @@ void Partition::append(std::span<std::byte> batch, std::byte* rented, AckAfter a
         r.status = std::move(seq).take_status();
         deliver(reply, std::move(r));
       } else {
-        answer_duplicate(seq->original, ack, std::move(reply));
+        answer_duplicate(seq->original, ack, std::move(reply), deadline);
       }
       return;
     }
   }
   const size_t segments = log_->segment_count();
-  Result<storage::AppendResult> appended = log_->append(batch);
+  // A leader stamps its epoch on every batch (truncation by leader epoch
+  // reads it back); a standalone partition keeps epoch 0 as before.
+  const LeaderEpoch epoch = role == replication::Role::kLeader
+                                ? LeaderEpoch(leader_epoch_.load(std::memory_order_relaxed))
+                                : LeaderEpoch(0);
+  Result<storage::AppendResult> appended = log_->append(batch, epoch);
   BufferPool::global().give_back(rented);
   if (!appended.ok()) {
     r.status = log_->corrupt() ? note_corruption() : appended.status();
@@ -203,6 +237,20 @@ void Partition::append(std::span<std::byte> batch, std::byte* rented, AckAfter a
   r.base_offset = appended->base_offset;
   r.last_offset = appended->last_offset;
   r.log_start_offset = log_->log_start_offset();
+  if (ack == AckAfter::kIsr) {
+    // Answered by publish() once the HW covers it (under `durable` the
+    // leader's own end counts only once synced, so the sync starts here).
+    isr_waiters_.push_back(IsrWaiter{.last_offset = r.last_offset,
+                                     .deadline_ms = deadline,
+                                     .reply = std::move(reply),
+                                     .result = std::move(r)});
+    if (log_->config().flush_policy == storage::FlushPolicy::kDurable && !flushing_ &&
+        log_->durable_offset() < log_->log_end_offset()) {
+      start_flush();
+    }
+    publish();
+    return;
+  }
   const bool durable = ack == AckAfter::kSync;
   const bool needs_sync = durable || log_->config().flush_policy == storage::FlushPolicy::kDurable;
   if (needs_sync && log_->durable_offset() <= r.last_offset) {
@@ -235,7 +283,8 @@ void Partition::append(std::span<std::byte> batch, std::byte* rented, AckAfter a
   }
 }
 
-void Partition::answer_duplicate(const ProducerBatch& original, AckAfter ack, Reply reply) {
+void Partition::answer_duplicate(const ProducerBatch& original, AckAfter ack, Reply reply,
+                                 int64_t deadline_ms) {
   // Kafka answers a retry of a cached batch with no error and the offsets
   // the batch got the first time (DUPLICATE_SEQUENCE_NUMBER is what brokers
   // before 1.0 sent; clients treat both as delivered).
@@ -243,6 +292,14 @@ void Partition::answer_duplicate(const ProducerBatch& original, AckAfter ack, Re
   r.base_offset = Offset(original.base_offset);
   r.last_offset = Offset(original.last_offset);
   r.log_start_offset = log_->log_start_offset();
+  if (ack == AckAfter::kIsr && replicated_hw_ <= r.last_offset) {
+    // The original may still wait for the ISR: so does the retry.
+    isr_waiters_.push_back(IsrWaiter{.last_offset = r.last_offset,
+                                     .deadline_ms = deadline_ms,
+                                     .reply = std::move(reply),
+                                     .result = std::move(r)});
+    return;
+  }
   if (ack == AckAfter::kSync && log_->durable_offset() <= r.last_offset) {
     // The original may still wait for its fdatasync: so does the retry.
     durable_waiters_.push_back(DurableWaiter{
@@ -298,18 +355,30 @@ void Partition::finish_flush(const storage::FlushRequest& request, Status result
 void Partition::read(Offset offset, uint64_t max_bytes, Reply reply) {
   check_on_core(core_);
   PartitionReply r;
+  const replication::Role role = role_.load(std::memory_order_relaxed);
   if (closed_) {
     r.status = closed_error();
+  } else if (role == replication::Role::kFollower || role == replication::Role::kNone) {
+    r.status = not_leader_error();
   } else {
+    const Offset hw = visible_end();
     Result<storage::FileSlice> slice = log_->read(offset, max_bytes);
     if (slice.ok()) {
       r.slice = std::move(*slice);
+      // A leader's clients see only what the ISR has (the log's own
+      // bound, the durable end under `durable`, already applies).
+      if (role == replication::Role::kLeader) {
+        if (Status st = cap_at_high_watermark(r.slice, hw); !st.ok()) {
+          r.slice = storage::FileSlice();
+          r.status = std::move(st);
+        }
+      }
     } else {
       // A checked read (verify_reads) may have just found the damage.
       r.status = log_->corrupt() ? note_corruption() : slice.status();
     }
     r.log_start_offset = log_->log_start_offset();
-    r.high_watermark = log_->high_watermark();
+    r.high_watermark = hw;
   }
   deliver(reply, std::move(r));
 }
@@ -326,7 +395,8 @@ void Partition::add_waiter(FetchWaiter waiter) {
   }
   fetch_waiters_.erase(fetch_waiters_.begin() + static_cast<ptrdiff_t>(kept), fetch_waiters_.end());
   // Data may have arrived between the fetch's read and this registration.
-  if (closed_ || stopping_ || log_->high_watermark() > waiter.fetch_offset) {
+  const Offset visible = waiter.replica ? log_->high_watermark() : visible_end();
+  if (closed_ || stopping_ || visible > waiter.fetch_offset) {
     wake(waiter);
     return;
   }
@@ -335,14 +405,38 @@ void Partition::add_waiter(FetchWaiter waiter) {
 
 void Partition::publish() {
   check_on_core(core_);
-  const int64_t hw = log_->high_watermark().value();
-  const int64_t before = high_watermark_.exchange(hw, std::memory_order_relaxed);
-  log_start_.store(log_->log_start_offset().value(), std::memory_order_relaxed);
-  if (hw == before || fetch_waiters_.empty()) return;
-  for (FetchWaiter& w : fetch_waiters_) {
-    if (w.armed->load(std::memory_order_acquire) == w.generation) wake(w);
+  const int64_t log_hw = log_->high_watermark().value();
+  if (role_.load(std::memory_order_relaxed) == replication::Role::kLeader) {
+    // The leader's own end: its durable end under `durable` (the log's HW).
+    leader_.update_high_watermark(Offset(log_hw));
+    replicated_hw_ = leader_.high_watermark();
+    answer_isr_waiters();
   }
-  fetch_waiters_.clear();
+  const int64_t hw = visible_end().value();
+  const int64_t before = high_watermark_.exchange(hw, std::memory_order_relaxed);
+  const int64_t log_before = std::exchange(published_log_hw_, log_hw);
+  log_start_.store(log_->log_start_offset().value(), std::memory_order_relaxed);
+  log_end_.store(log_->log_end_offset().value(), std::memory_order_release);
+  if (fetch_waiters_.empty()) return;
+  if (hw != before) {
+    for (FetchWaiter& w : fetch_waiters_) {
+      if (w.armed->load(std::memory_order_acquire) == w.generation) wake(w);
+    }
+    fetch_waiters_.clear();
+    return;
+  }
+  if (log_hw == log_before) return;
+  // Only the leader's log moved (the HW waits for the followers): the
+  // replica fetches are woken, the clients' long polls keep waiting.
+  size_t kept = 0;
+  for (FetchWaiter& w : fetch_waiters_) {
+    if (!w.replica) {
+      fetch_waiters_[kept++] = std::move(w);
+    } else if (w.armed->load(std::memory_order_acquire) == w.generation) {
+      wake(w);
+    }
+  }
+  fetch_waiters_.erase(fetch_waiters_.begin() + static_cast<ptrdiff_t>(kept), fetch_waiters_.end());
 }
 
 void Partition::check_sealed_segments() {
@@ -498,6 +592,23 @@ void Partition::tick() {
       start_flush();  // on the sync thread
     }
   }
+  if (role_.load(std::memory_order_relaxed) == replication::Role::kLeader) {
+    const int64_t now = steady_ms();
+    propose_isr_change(now);
+    // acks=all appends the ISR did not cover in the request's time.
+    size_t kept = 0;
+    for (IsrWaiter& w : isr_waiters_) {
+      if (w.deadline_ms <= now) {
+        deliver(w.reply, PartitionReply{.status = Status(ErrorCode::kNotEnoughReplicasAfterAppend,
+                                                         "partition " + log_name_ +
+                                                             ": the in-sync replicas did not "
+                                                             "acknowledge the batch in time")});
+      } else {
+        isr_waiters_[kept++] = std::move(w);
+      }
+    }
+    isr_waiters_.erase(isr_waiters_.begin() + static_cast<ptrdiff_t>(kept), isr_waiters_.end());
+  }
   size_bytes_.store(log_->size_bytes(), std::memory_order_relaxed);
   publish();
 }
@@ -510,6 +621,12 @@ void Partition::enforce_retention() {
     spdlog::error("partition {}: retention failed: {}", log_name_, deleted.status().message());
   } else if (*deleted > 0) {
     spdlog::info("partition {}: retention deleted {} segment(s)", log_name_, *deleted);
+    if (epochs_ != nullptr) {
+      if (Status st = epochs_->truncate_from_start(log_->log_start_offset()); !st.ok()) {
+        spdlog::warn("partition {}: leader epoch file after retention: {}", log_name_,
+                     st.message());
+      }
+    }
   }
   size_bytes_.store(log_->size_bytes(), std::memory_order_relaxed);
   publish();
@@ -544,6 +661,7 @@ void Partition::close(Closing why) {
   for (DurableWaiter& w : durable_waiters_)
     deliver(w.reply, PartitionReply{.status = closed_error()});
   durable_waiters_.clear();
+  fail_isr_waiters(closed_error());
   wake_all_waiters();
 }
 

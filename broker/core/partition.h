@@ -25,10 +25,12 @@
 #include <vector>
 
 #include "core/producer_state.h"
+#include "replication/leader_state.h"
 #include "replication/replica_role.h"
 #include "runtime/core_set.h"
 #include "spillway/common/ids.h"
 #include "spillway/common/status.h"
+#include "spillway/storage/leader_epoch_cache.h"
 #include "spillway/storage/partition_log.h"
 
 namespace spillway::broker {
@@ -87,6 +89,9 @@ struct FetchWaiter {
   const std::atomic<uint64_t>* armed = nullptr;
   uint64_t generation = 0;
   Offset fetch_offset{0};  // woken at once if data at or past it is visible
+  // A follower's replica fetch waits for the leader's log (what
+  // replica_read() can serve), not for the high watermark.
+  bool replica = false;
   void (*wake)(void* ctx, uint64_t generation) = nullptr;
   void* ctx = nullptr;
 };
@@ -134,7 +139,15 @@ class Partition : public std::enable_shared_from_this<Partition> {
   // (producer_state.h): a retry of one of its last five batches is not
   // appended again and is answered with the original offsets (after the
   // same sync), a gap or fenced epoch with the error.
-  void append(std::span<std::byte> batch, std::byte* rented, AckAfter ack, Reply reply);
+  // kIsr on a leader: kNotEnoughReplicas before the append when the stored
+  // ISR is below min_insync_replicas; answered once the high watermark
+  // covers the batch, kNotEnoughReplicasAfterAppend when `timeout_ms`
+  // (> 0) passes first (checked by tick()), kNotLeaderOrFollower when
+  // leadership is lost meanwhile. kIsr on a standalone partition is kSync
+  // (what acks=-1 always was). Followers and kNone refuse every append
+  // with kNotLeaderOrFollower.
+  void append(std::span<std::byte> batch, std::byte* rented, AckAfter ack, Reply reply,
+              int64_t timeout_ms = 0);
 
   // Replication (replication/replica_role.h; docs/replication.md). Owner
   // core. Without a cluster the role stays kStandalone and none of these
@@ -213,13 +226,32 @@ class Partition : public std::enable_shared_from_this<Partition> {
     Reply reply;
     PartitionReply result;
   };
+  // An acks=all append waiting for the high watermark.
+  struct IsrWaiter {
+    Offset last_offset;
+    int64_t deadline_ms;  // steady clock; INT64_MAX: none
+    Reply reply;
+    PartitionReply result;
+  };
+  // Replication helpers (partition.cc, "Replication").
+  Offset visible_end() const;  // what clients may read: the HW unless standalone
+  Status not_leader_error() const;
+  Status open_epoch_cache();       // at the first role change
+  void fail_isr_waiters(const Status& why);
+  void answer_isr_waiters();       // those the HW covers
+  void propose_isr_change(int64_t now_ms);
+  Status record_epochs(std::span<const std::byte> batches);  // follower: epochs of new batches
+  void record_producers(std::span<const std::byte> batches);  // follower: idempotence state
+  // Cuts a leader's client read at the high watermark (whole batches).
+  Status cap_at_high_watermark(storage::FileSlice& slice, Offset hw);
   static void deliver(Reply& reply, PartitionReply result);
   // Posts the long poll's wake-up to its connection's core.
   static void wake(FetchWaiter& waiter);
   // Wakes every fetch waiter and forgets them.
   void wake_all_waiters();
   // Replies to a retried batch that is already in the log.
-  void answer_duplicate(const ProducerBatch& original, AckAfter ack, Reply reply);
+  void answer_duplicate(const ProducerBatch& original, AckAfter ack, Reply reply,
+                        int64_t deadline_ms);
   // Loads the snapshot and replays the batch headers after it (constructor).
   void load_producer_state();
   void replay_producer_batches(Offset from);
@@ -259,6 +291,19 @@ class Partition : public std::enable_shared_from_this<Partition> {
   bool stopping_ = false;  // wake_waiters() ran: later waiters are woken at once
   std::vector<DurableWaiter> durable_waiters_;
   std::vector<FetchWaiter> fetch_waiters_;
+  // Replication state (owner core). kStandalone uses none of it.
+  std::unique_ptr<storage::LeaderEpochCache> epochs_;  // opened at the first role change
+  replication::LeaderState leader_;                    // while kLeader
+  replication::IsrWriter isr_writer_;
+  cluster::PartitionState stored_state_;  // the partition key's value this leader knows
+  int32_t min_insync_ = 1;
+  int64_t isr_proposed_ms_ = 0;  // when the ISR change in flight was (re)sent
+  // An ISR write with no answer this long is sent again.
+  static constexpr int64_t kIsrRetryMs = 5'000;
+  Offset replicated_hw_{0};      // leader: LeaderState's HW; follower: min(leader's HW, log end)
+  int64_t published_log_hw_ = 0;  // log_->high_watermark() at the last publish()
+  std::vector<std::pair<BrokerId, int64_t>> broker_epochs_;  // newest seen per replica
+  std::vector<IsrWaiter> isr_waiters_;
   std::atomic<replication::Role> role_{replication::Role::kStandalone};
   std::atomic<int32_t> leader_epoch_{-1};
   std::atomic<int64_t> log_end_{0};

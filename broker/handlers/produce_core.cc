@@ -38,6 +38,7 @@ void ProduceCore::begin(Exchange& exchange, BrokerContext& context, Done done) {
   topics_.clear();
   entries_.clear();
   pending_ = 0;
+  timeout_ms_ = 0;
   dispatching_ = true;
 }
 
@@ -123,10 +124,12 @@ Status ProduceCore::post_append(Partition& partition, uint32_t topic,
     reply.ctx = this;
     ++pending_;
   }
-  const AckAfter ack = acks == Acks::kDurable ? AckAfter::kSync : AckAfter::kWrite;
+  const AckAfter ack = acks == Acks::kDurable ? AckAfter::kSync
+                      : acks == Acks::kAll   ? AckAfter::kIsr
+                                             : AckAfter::kWrite;
   post_task(partition.owner(), [owner = std::move(owner), rented, size = batch.size(), ack,
-                                reply = std::move(reply)]() mutable {
-    owner->append(std::span<std::byte>(rented, size), rented, ack, std::move(reply));
+                                timeout = int64_t{timeout_ms_}, reply = std::move(reply)]() mutable {
+    owner->append(std::span<std::byte>(rented, size), rented, ack, std::move(reply), timeout);
   });
   return Status::Ok();
 }

@@ -47,6 +47,10 @@ class ProduceCore : public ExchangeState {
   // Starts a request: forgets the previous one's topics and entries.
   // `context` must outlive the request.
   void begin(Exchange& exchange, BrokerContext& context, Done done);
+  // The request's timeout: how long an acks=all append waits for the
+  // in-sync replicas before NOT_ENOUGH_REPLICAS_AFTER_APPEND (<= 0: no
+  // limit). begin() resets it.
+  void set_timeout_ms(int32_t timeout_ms) { timeout_ms_ = timeout_ms; }
 
   // Records a topic of the request (its name is copied: the request body
   // goes away once handle() returns) and returns its index for produce().
@@ -95,6 +99,7 @@ class ProduceCore : public ExchangeState {
   std::vector<std::pair<uint32_t, uint32_t>> topics_;  // offset and size in names_
   std::vector<Entry> entries_;
   size_t pending_ = 0;
+  int32_t timeout_ms_ = 0;
   bool dispatching_ = false;
 };
 

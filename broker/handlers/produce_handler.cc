@@ -175,6 +175,7 @@ void ProduceHandler::handle(Exchange& exchange) {
   ProduceState& st = exchange.state<ProduceState>(Exchange::kProduceState);
   st.begin(exchange, context_, &finish_produce);
   const Acks acks = request->acks;
+  st.set_timeout_ms(request->timeout_ms);
   for (const messages::ProduceTopicData& t : request->topics) {
     const uint32_t topic_index = st.add_topic(t.name);
     Topic* topic = context_.topics.find(t.name);

@@ -90,9 +90,12 @@ void ProduceHandler::handle(Exchange& exchange) {
   st.begin(exchange, context_.broker, &respond_produce);
   st.no_response = request->acks == 0;
   const bool valid_acks = request->acks == 0 || request->acks == 1 || request->acks == -1;
+  // acks=-1 is kAll: the ISR in a cluster; a standalone partition makes
+  // it durable, as it always was.
   const Acks acks = request->acks == 0   ? Acks::kNone
                     : request->acks == 1 ? Acks::kLeader
-                                         : Acks::kDurable;
+                                         : Acks::kAll;
+  st.set_timeout_ms(request->timeout_ms);
   for (const kafka::ProduceRequest::Topic& t : request->topic_data) {
     const uint32_t topic_index = st.add_topic(t.name);
     Topic* topic = context_.broker.topics.find(t.name);

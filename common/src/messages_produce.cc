@@ -6,8 +6,8 @@ namespace spillway::messages {
 Result<ProduceRequest> decode_produce_request(std::span<const std::byte> body) {
   Result<ProduceRequest> request = wire::decode<ProduceRequest>(body, kNative, "Produce request");
   if (request.ok() &&
-      (static_cast<int8_t>(request->acks) < 0 || static_cast<int8_t>(request->acks) > 2)) {
-    return Status(ErrorCode::kCorruptMessage, "Produce acks must be 0, 1 or 2");
+      (static_cast<int8_t>(request->acks) < -1 || static_cast<int8_t>(request->acks) > 2)) {
+    return Status(ErrorCode::kCorruptMessage, "Produce acks must be -1, 0, 1 or 2");
   }
   return request;
 }

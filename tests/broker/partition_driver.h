@@ -60,7 +60,8 @@ class PartitionDriver {
 
   // Posts an append of a copy of `batch`, acknowledged as `ack` says; the
   // future holds the reply.
-  std::future<PartitionReply> append_async(std::span<const std::byte> batch, AckAfter ack) {
+  std::future<PartitionReply> append_async(std::span<const std::byte> batch, AckAfter ack,
+                                           int64_t timeout_ms = 0) {
     std::span<std::byte> rented = BufferPool::global().rent(batch.size());
     if (rented.empty()) std::abort();  // the tests' batches are small
     std::copy(batch.begin(), batch.end(), rented.begin());
@@ -74,10 +75,35 @@ class PartitionDriver {
       static_cast<std::promise<PartitionReply>*>(ctx)->set_value(std::move(r));
     };
     post_task(partition_->owner(), [partition = partition_, rented, size = batch.size(), ack,
-                                    reply = std::move(reply)]() mutable {
-      partition->append(rented.first(size), rented.data(), ack, std::move(reply));
+                                    timeout_ms, reply = std::move(reply)]() mutable {
+      partition->append(rented.first(size), rented.data(), ack, std::move(reply), timeout_ms);
     });
     return answer;
+  }
+
+  // Runs fn(partition, reply) on the owner core, as a handler posts a
+  // replication call (replica_read, append_replicated, truncate_to,
+  // epoch_end); the reply comes back on core 1 into the future.
+  template <typename F>
+  std::future<PartitionReply> call_async(F fn) {
+    auto promise = std::make_shared<std::promise<PartitionReply>>();
+    std::future<PartitionReply> answer = promise->get_future();
+    Reply reply;
+    reply.executor = tracked_executor(cores_.context(1));
+    reply.keep_alive = promise;
+    reply.ctx = promise.get();
+    reply.fn = [](void* ctx, uint32_t, PartitionReply& r) {
+      static_cast<std::promise<PartitionReply>*>(ctx)->set_value(std::move(r));
+    };
+    post_task(partition_->owner(),
+              [partition = partition_, fn = std::move(fn), reply = std::move(reply)]() mutable {
+                fn(*partition, std::move(reply));
+              });
+    return answer;
+  }
+  template <typename F>
+  PartitionReply call(F fn) {
+    return call_async(std::move(fn)).get();
   }
 
   // append_async() and its reply; once appended, `batch` is what the log

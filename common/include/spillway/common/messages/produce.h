@@ -22,6 +22,10 @@ enum class Acks : int8_t {
   kNone = 0,     // answered once validated, before the append (base_offset -1)
   kLeader = 1,   // answered after the append
   kDurable = 2,  // answered after an fdatasync covers the append
+  // Kafka's acks=-1: in a replicated cluster answered once the high
+  // watermark covers the append (refused before it when the ISR is below
+  // min_insync_replicas); a standalone broker treats it as kDurable.
+  kAll = -1,
 };
 
 // Partition -1: the broker routes each record by key.
