@@ -165,6 +165,7 @@ class InProcessBroker {
   }
 
   const Status& started() const { return started_; }
+  const std::string& data_dir() const { return data_dir_; }
   uint16_t port() const { return port_; }
   std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
   CoreSet& cores() { return *cores_; }
