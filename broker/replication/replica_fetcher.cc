@@ -206,15 +206,16 @@ class Link : public std::enable_shared_from_this<Link> {
     connecting_ = true;
     resolver_.async_resolve(
         where->host, std::to_string(where->port),
-        [self = shared_from_this()](asio::error_code ec, tcp::resolver::results_type results) {
-          if (self->closed_) return;
+        [self = shared_from_this(), gen = connection_](asio::error_code ec,
+                                                       tcp::resolver::results_type results) {
+          if (self->stale(gen)) return;
           if (ec) {
             self->connection_failed("resolve", ec.message());
             return;
           }
           asio::async_connect(self->socket_, results,
-                              [self](asio::error_code ec2, const tcp::endpoint&) {
-                                if (self->closed_) return;
+                              [self, gen](asio::error_code ec2, const tcp::endpoint&) {
+                                if (self->stale(gen)) return;
                                 if (ec2) {
                                   self->connection_failed("connect", ec2.message());
                                   return;
@@ -230,7 +231,12 @@ class Link : public std::enable_shared_from_this<Link> {
         });
   }
 
+  // A completion of an operation on a connection closed since (its
+  // handlers run after the close, and may meet the next connection).
+  bool stale(uint64_t connection) const { return closed_ || connection != connection_; }
+
   void disconnect() {
+    ++connection_;
     asio::error_code ignored;
     resolver_.cancel();
     socket_.shutdown(tcp::socket::shutdown_both, ignored);
@@ -599,8 +605,8 @@ class Link : public std::enable_shared_from_this<Link> {
     out_.copy_to(send_buffer_);
     request_in_flight_ = true;
     asio::async_write(socket_, asio::buffer(send_buffer_),
-                      [self = shared_from_this()](asio::error_code ec, size_t) {
-                        if (self->closed_ || !self->request_in_flight_) return;
+                      [self = shared_from_this(), gen = connection_](asio::error_code ec, size_t) {
+                        if (self->stale(gen)) return;
                         if (ec) {
                           self->connection_failed("write", ec.message());
                           return;
@@ -611,8 +617,8 @@ class Link : public std::enable_shared_from_this<Link> {
 
   void read_header() {
     asio::async_read(socket_, asio::buffer(response_header_),
-                     [self = shared_from_this()](asio::error_code ec, size_t) {
-                       if (self->closed_ || !self->request_in_flight_) return;
+                     [self = shared_from_this(), gen = connection_](asio::error_code ec, size_t) {
+                       if (self->stale(gen)) return;
                        if (ec) {
                          self->connection_failed("read", ec.message());
                          return;
@@ -639,8 +645,8 @@ class Link : public std::enable_shared_from_this<Link> {
     // The body buffer keeps its capacity; bounded by max_response_bytes.
     body_.resize(header.body_bytes);
     asio::async_read(socket_, asio::buffer(body_),
-                     [self = shared_from_this()](asio::error_code ec, size_t) {
-                       if (self->closed_ || !self->request_in_flight_) return;
+                     [self = shared_from_this(), gen = connection_](asio::error_code ec, size_t) {
+                       if (self->stale(gen)) return;
                        if (ec) {
                          self->connection_failed("read", ec.message());
                          return;
@@ -848,6 +854,7 @@ class Link : public std::enable_shared_from_this<Link> {
   std::minstd_rand random_;
   std::vector<std::unique_ptr<Followed>> follows_;
   bool closed_ = false;
+  uint64_t connection_ = 0;  // bumped by every disconnect()
   bool connected_ = false;
   bool connecting_ = false;
   bool reconnect_pending_ = false;
