@@ -31,6 +31,14 @@ Status write_slice(const void* slice, WriteBuffer& out) {
   return copy_slice(out, *static_cast<const storage::FileSlice*>(slice));
 }
 
+// A follower's fetch waits for the leader's log to grow, not for the high
+// watermark (FetchWaiter::replica, added with the Partition's replication
+// code; a template so that this compiles before and after it lands).
+template <typename Waiter>
+void wait_for_log(Waiter& waiter, bool replica) {
+  if constexpr (requires { waiter.replica = replica; }) waiter.replica = replica;
+}
+
 }  // namespace
 
 void FetchCore::begin(Exchange& exchange, Encode encode, int32_t max_wait_ms, int32_t min_bytes,
@@ -224,6 +232,7 @@ void FetchCore::wait() {
     waiter.fetch_offset = Offset(p.slice.empty() ? p.fetch_offset : p.slice.next_offset.value());
     waiter.wake = &on_wake;
     waiter.ctx = this;
+    wait_for_log(waiter, replica_ != kNoBroker);
     std::shared_ptr<Partition> owner = p.log;
     post_task(p.log->owner(), [owner = std::move(owner), waiter = std::move(waiter)]() mutable {
       owner->add_waiter(std::move(waiter));
