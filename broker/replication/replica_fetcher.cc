@@ -394,13 +394,16 @@ class Link : public std::enable_shared_from_this<Link> {
     f.local_end = reply.last_offset.value();
     const int64_t log_end = f.partition->log_end_offset().value();
     if (f.local_epoch < 0) {
-      // No epoch at or below the one asked. An empty log has nothing to
-      // compare; otherwise keep only what is committed (Kafka's fallback
-      // when epochs cannot say where the logs part).
-      if (log_end == 0) {
+      // No epoch at or below the one asked: no batch here can be shown to
+      // match the leader's (a batch a leader wrote carries its epoch). An
+      // empty log fetches at once; otherwise the log restarts at its log
+      // start and fetches everything again (never to the high watermark,
+      // which may lag what the ISR acknowledged: KIP-101).
+      const int64_t log_start = f.partition->log_start_offset().value();
+      if (log_end <= log_start) {
         link.set_phase(f, FollowPhase::kFetch);
       } else {
-        f.truncate_target = std::min(f.partition->high_watermark().value(), log_end);
+        f.truncate_target = log_start;
         link.set_phase(f, FollowPhase::kTruncate);
       }
     } else if (f.local_epoch == f.leader_answer_epoch) {
@@ -731,9 +734,10 @@ class Link : public std::enable_shared_from_this<Link> {
           }
           const int64_t log_end = f.partition->log_end_offset().value();
           if (r.leader_epoch < 0 || r.end_offset < 0) {
-            // The leader has no epoch at or below ours: nothing to compare
-            // (as above, keep what is committed).
-            f.truncate_target = std::min(f.partition->high_watermark().value(), log_end);
+            // The leader has no epoch at or below ours: nothing here can be
+            // shown to match (as above: restart at the log start).
+            f.truncate_target =
+                std::min(f.partition->log_start_offset().value(), log_end);
             set_phase(f, FollowPhase::kTruncate);
           } else if (r.leader_epoch >= f.local_epoch) {
             // Agreed: the logs are equal up to the smaller of the two ends.
