@@ -947,12 +947,14 @@ void ReplicaFetcher::set_broker_epoch(int64_t epoch) {
   shared_->broker_epoch.store(epoch, std::memory_order_relaxed);
 }
 
-void ReplicaFetcher::stop() {
-  post_task(shared_->context, [s = shared_]() {
-    if (s->stopped) return;
-    s->stopped = true;
-    for (auto& [id, link] : s->links) link->close();
-    s->links.clear();
+void ReplicaFetcher::stop(std::function<void()> closed) {
+  post_task(shared_->context, [s = shared_, closed = std::move(closed)]() {
+    if (!s->stopped) {
+      s->stopped = true;
+      for (auto& [id, link] : s->links) link->close();
+      s->links.clear();
+    }
+    if (closed) closed();
   });
 }
 

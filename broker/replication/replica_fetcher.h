@@ -89,8 +89,11 @@ class ReplicaFetcher {
   // A new registration of this broker (after a lost lease).
   void set_broker_epoch(int64_t epoch);
   // Closes every link and forgets every partition; the io_context may then
-  // stop once the replies in flight have come back. Idempotent.
-  void stop();
+  // stop once the replies in flight have come back. `closed`, if given,
+  // runs on the io_context once the connections are closed. Idempotent.
+  // Call it while the io_context still runs (a stop queued on a stopped
+  // context never closes the connections).
+  void stop(std::function<void()> closed = nullptr);
 
   // Called on the io_context's thread after each step of a partition
   // (tests wait on it; the ReplicaManager may log it). Set before use.

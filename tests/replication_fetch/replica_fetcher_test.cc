@@ -178,7 +178,13 @@ class ReplicaFetcherTest : public ::testing::Test {
   }
 
   void TearDown() override {
-    if (fetcher_) fetcher_->stop();
+    if (fetcher_) {
+      // Closed before the brokers stop: the leader then has no long poll
+      // of the follower's to answer.
+      std::promise<void> closed;
+      fetcher_->stop([&closed] { closed.set_value(); });
+      closed.get_future().get();
+    }
     if (follower_) follower_->stop();
     if (leader_) leader_->stop();
     fetcher_.reset();
