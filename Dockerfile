@@ -19,7 +19,7 @@ FROM ${BASE_IMAGE} AS build
 RUN apt-get update -qq \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
       g++ cmake ninja-build pkg-config libasio-dev liburing-dev libzstd-dev \
-      zlib1g-dev libsnappy-dev liblz4-dev libssl-dev \
+      zlib1g-dev libsnappy-dev liblz4-dev libssl-dev nlohmann-json3-dev \
       libspdlog-dev libfmt-dev libtomlplusplus-dev libcli11-dev \
  && rm -rf /var/lib/apt/lists/*
 COPY . /src

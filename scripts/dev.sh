@@ -55,14 +55,21 @@ case "$cmd" in
     build_fuzzers
     build_release -DSPILLWAY_BUILD_TESTS=ON
     cd build/release
-    exec ctest --output-on-failure -j "$jobs" "${@:2}"
+    # The soak run (long fault injection, label "soak") has its own command.
+    exec ctest --output-on-failure -j "$jobs" -LE soak "${@:2}"
+    ;;
+  soak)
+    install_missing
+    build_release -DSPILLWAY_BUILD_TESTS=ON
+    cd build/release
+    exec ctest --output-on-failure -L soak "${@:2}"
     ;;
   build)
     install_missing
     build_release
     ;;
   *)
-    echo "usage: scripts/dev.sh run|test|build" >&2
+    echo "usage: scripts/dev.sh run|test|soak|build" >&2
     exit 2
     ;;
 esac

@@ -77,6 +77,10 @@ struct CreateTopicSpec {
   int64_t retention_bytes = -2;
   int64_t retention_ms = -2;
   int64_t segment_bytes = -2;
+  // Replication (a cluster only; a standalone broker ignores them): 0 / -1
+  // = the [cluster] defaults.
+  int32_t min_insync_replicas = 0;
+  int32_t unclean_leader_election = -1;
 };
 
 class TopicRegistry {

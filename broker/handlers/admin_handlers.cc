@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "cluster/cluster_admin.h"
 #include "groups/group_coordinator.h"
 #include "handlers/access.h"
 #include "spillway/common/messages/metadata.h"
@@ -143,7 +144,7 @@ void MetadataHandler::handle(Exchange& exchange) {
 
 void CreateTopicsHandler::handle(Exchange& exchange) {
   Result<messages::CreateTopicsRequest> request =
-      messages::decode_create_topics_request(exchange.body());
+      messages::decode_create_topics_request(exchange.body(), exchange.header().api_version);
   if (!request.ok()) {
     exchange.finish(request.status());
     return;
@@ -160,6 +161,32 @@ void CreateTopicsHandler::handle(Exchange& exchange) {
   spec.retention_bytes = request->retention_bytes;
   spec.retention_ms = request->retention_ms;
   spec.segment_bytes = request->segment_bytes;
+  if (context_.cluster_admin != nullptr) {
+    // In a cluster: placed by the cluster (replication factor -1: [cluster]
+    // default_replication_factor).
+    if (Status st = context_.topics.resolve(spec).status(); !st.ok()) {
+      exchange.finish(st);
+      return;
+    }
+    cluster::NewTopic topic;
+    topic.name = spec.name;
+    topic.partitions = spec.partitions;
+    topic.replication_factor = request->replication_factor;
+    topic.settings.flush_policy = spec.flush_policy;
+    topic.settings.retention_bytes = spec.retention_bytes;
+    topic.settings.retention_ms = spec.retention_ms;
+    topic.settings.segment_bytes = spec.segment_bytes;
+    context_.cluster_admin->create_topic(
+        std::move(topic), exchange.executor(),
+        [ex = &exchange, keep = exchange.keep_alive()](Status st) { ex->finish(st); });
+    return;
+  }
+  if (request->replication_factor != -1 && request->replication_factor != 1) {
+    exchange.finish(Status(ErrorCode::kInvalidArgument,
+                           "replication factor must be 1 (or -1): this broker is not in a "
+                           "cluster ([cluster] etcd_endpoints)"));
+    return;
+  }
   Result<std::shared_ptr<Topic>> created = context_.topics.create(
       spec, exchange.executor(),
       [ex = &exchange, keep = exchange.keep_alive()](Status st) { ex->finish(st); });
@@ -179,6 +206,15 @@ void DeleteTopicsHandler::handle(Exchange& exchange) {
     return;
   }
   std::string name(request->name);
+  if (context_.cluster_admin != nullptr) {
+    context_.cluster_admin->delete_topic(
+        name, exchange.executor(),
+        [ex = &exchange, keep = exchange.keep_alive(), offsets = &context_.offsets, name](Status st) {
+          if (st.ok()) offsets->forget_topic(name);
+          ex->finish(st);
+        });
+    return;
+  }
   Status st = context_.topics.remove(
       name, exchange.executor(),
       [ex = &exchange, keep = exchange.keep_alive(), offsets = &context_.offsets, name](Status st) {

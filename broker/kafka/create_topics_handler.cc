@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "cluster/cluster_admin.h"
 #include "codec.h"
 #include "error_map.h"
 #include "handlers/access.h"
@@ -87,7 +88,19 @@ bool build_spec(const Request::Topic& t, const KafkaContext& context, CreateTopi
     outcome.fail(KafkaRefusal::kInvalidTopicName, std::string(valid.message()));
     return false;
   }
-  if (t.replication_factor != -1 && t.replication_factor != 1) {
+  const bool cluster = context.broker.cluster_admin != nullptr;
+  if (cluster && (t.replication_factor == 0 || t.replication_factor < -1 ||
+                  t.replication_factor > 16 || !t.assignments.empty())) {
+    outcome.fail(t.assignments.empty() ? KafkaRefusal::kInvalidReplicationFactor
+                                       : KafkaRefusal::kInvalidReplicaAssignment,
+                 t.assignments.empty()
+                     ? "replication factor must be 1 to 16 (or -1 for the default), not " +
+                           std::to_string(t.replication_factor)
+                     : std::string("explicit replica assignments are not supported: the "
+                                   "cluster places replicas (rack-aware)"));
+    return false;
+  }
+  if (!cluster && t.replication_factor != -1 && t.replication_factor != 1) {
     outcome.fail(KafkaRefusal::kInvalidReplicationFactor,
                  "replication factor must be 1 (or -1 for the default): this broker is a "
                  "single node, not " +
@@ -134,6 +147,18 @@ bool build_spec(const Request::Topic& t, const KafkaContext& context, CreateTopi
   return true;
 }
 
+// What the cluster stores of a topic's settings.
+cluster::TopicSettings cluster_settings(const CreateTopicSpec& spec) {
+  cluster::TopicSettings settings;
+  settings.flush_policy = spec.flush_policy;
+  settings.retention_bytes = spec.retention_bytes;
+  settings.retention_ms = spec.retention_ms;
+  settings.segment_bytes = spec.segment_bytes;
+  settings.min_insync_replicas = spec.min_insync_replicas;
+  settings.unclean_leader_election = spec.unclean_leader_election;
+  return settings;
+}
+
 // A registry refusal. The name and partition count were checked before, so
 // an invalid argument is a setting the log refuses.
 void registry_refused(const Status& st, TopicOutcome& outcome) {
@@ -174,6 +199,28 @@ void CreateTopicsHandler::handle(Exchange& exchange) {
     Result<TopicConfig> config = registry.resolve(spec);
     if (!config.ok()) {
       registry_refused(config.status(), outcome);
+      continue;
+    }
+    if (context_.broker.cluster_admin != nullptr && !request->validate_only) {
+      const size_t index = work->topics.size() - 1;
+      ++work->pending;
+      cluster::NewTopic topic;
+      topic.name = spec.name;
+      topic.partitions = spec.partitions;
+      topic.replication_factor = t.replication_factor;
+      topic.settings = cluster_settings(spec);
+      context_.broker.cluster_admin->create_topic(
+          std::move(topic), exchange.executor(),
+          [work, index, ex = &exchange, keep = exchange.keep_alive()](Status st) {
+            if (!st.ok()) registry_refused(st, work->topics[index]);
+            if (--work->pending == 0 && work->all_started) send(*ex, *work);
+          });
+      outcome.partitions = config->partitions;
+      outcome.replication_factor =
+          t.replication_factor == -1
+              ? static_cast<int16_t>(context_.broker.config.cluster_default_replication_factor)
+              : t.replication_factor;
+      topic_configs(*config, context_.broker.config, outcome.configs);
       continue;
     }
     if (request->validate_only) {

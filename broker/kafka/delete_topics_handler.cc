@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cluster/cluster_admin.h"
 #include "codec.h"
 #include "error_map.h"
 #include "handlers/access.h"
@@ -81,6 +82,23 @@ void DeleteTopicsHandler::handle(Exchange& exchange) {
       continue;
     }
     ++work->pending;
+    if (context_.broker.cluster_admin != nullptr) {
+      // The cluster deletes it everywhere (each broker drops its log when
+      // its snapshot no longer has the topic).
+      context_.broker.cluster_admin->delete_topic(
+          *outcome.name, exchange.executor(),
+          [work, i, ex = &exchange, keep = exchange.keep_alive(),
+           offsets = &context_.broker.offsets](Status st) {
+            TopicOutcome& done = work->topics[i];
+            if (st.ok()) offsets->forget_topic(*done.name);
+            if (!st.ok()) {
+              done.error = kafka_error(st);
+              done.message = std::string(st.message());
+            }
+            if (--work->pending == 0 && work->all_started) send(*ex, *work);
+          });
+      continue;
+    }
     Status st =
         context_.broker.topics.remove(*outcome.name, exchange.executor(),
                                       [work, i, ex = &exchange, keep = exchange.keep_alive(),

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "cluster/cluster_admin.h"
 #include "codec.h"
 #include "error_map.h"
 #include "handlers/access.h"
@@ -23,12 +24,71 @@ struct MetadataState final : ExchangeState {
   std::vector<size_t> first_partition;  // per topic, into `partitions`
   std::vector<const Topic*> listed;
   std::array<int32_t, 1> replicas{};  // this broker
+  // In a cluster: the snapshot the response views, the brokers, and every
+  // partition's replicas, ISR and offline replicas (ranges into `nodes`,
+  // linked once `nodes` stops growing).
+  cluster::SnapshotPtr snapshot;
+  std::vector<Response::Broker> brokers;
+  std::vector<int32_t> nodes;
+  std::vector<std::array<size_t, 4>> node_ranges;  // per partition: replicas, isr, offline, end
 
   void clear() {
     topics.clear();
     partitions.clear();
     first_partition.clear();
     listed.clear();
+    snapshot.reset();
+    brokers.clear();
+    nodes.clear();
+    node_ranges.clear();
+  }
+
+  // Topic `topic` as the cluster has it: each partition's leader, epoch,
+  // replicas and ISR; a replica whose broker is not alive is offline.
+  void add_cluster(const cluster::TopicAssignment& topic) {
+    first_partition.push_back(partitions.size());
+    Response::Topic t;
+    t.name = topic.name;
+    topics.push_back(t);
+    for (size_t i = 0; i < topic.replicas.size(); ++i) {
+      const cluster::PartitionState* state =
+          snapshot->partition(topic.name, static_cast<int32_t>(i));
+      Response::Partition part;
+      part.partition_index = static_cast<int32_t>(i);
+      std::array<size_t, 4> range{};
+      range[0] = nodes.size();
+      for (BrokerId id : topic.replicas[i]) nodes.push_back(id);
+      range[1] = nodes.size();
+      if (state != nullptr) {
+        for (BrokerId id : state->isr) nodes.push_back(id);
+      }
+      range[2] = nodes.size();
+      for (BrokerId id : topic.replicas[i]) {
+        if (snapshot->brokers.count(id) == 0) nodes.push_back(id);
+      }
+      range[3] = nodes.size();
+      node_ranges.push_back(range);
+      if (state == nullptr || state->leader == kNoBroker ||
+          snapshot->brokers.count(state->leader) == 0) {
+        part.error_code = kafka::errors::kLeaderNotAvailable;
+        part.leader_id = -1;
+      } else {
+        part.leader_id = state->leader;
+      }
+      part.leader_epoch = state != nullptr ? state->leader_epoch : -1;
+      partitions.push_back(part);
+    }
+  }
+
+  // Points each cluster partition's node lists into `nodes`.
+  void link_nodes() {
+    const std::span<const int32_t> all(nodes);
+    for (size_t i = 0; i < node_ranges.size(); ++i) {
+      const std::array<size_t, 4>& r = node_ranges[i];
+      partitions[i].replica_nodes = all.subspan(r[0], r[1] - r[0]);
+      partitions[i].isr_nodes = all.subspan(r[1], r[2] - r[1]);
+      partitions[i].offline_replicas = all.subspan(r[2], r[3] - r[2]);
+    }
   }
 
   void add(const Topic& topic) {
@@ -87,8 +147,12 @@ void MetadataHandler::handle(Exchange& exchange) {
   MetadataState& st = exchange.state<MetadataState>(Exchange::kOtherState);
   st.clear();
   st.replicas[0] = context_.node_id;
-  TopicRegistry& topics = context_.broker.topics;
   const bool all = request->topics.is_null() || (version == 0 && request->topics.empty());
+  if (context_.broker.cluster_admin != nullptr) {
+    respond_cluster(exchange, *request, all);
+    return;
+  }
+  TopicRegistry& topics = context_.broker.topics;
   if (all) {
     // Topics the principal may not describe are left out, as Kafka does.
     for (const auto& [name, topic] : topics.table()) {
@@ -150,6 +214,72 @@ void MetadataHandler::handle(Exchange& exchange) {
   response.brokers = std::span(&self, 1);
   response.cluster_id = context_.cluster_id;
   response.controller_id = context_.node_id;
+  response.topics = st.topics;
+  respond(exchange, response);
+}
+
+void MetadataHandler::respond_cluster(Exchange& exchange, const kafka::MetadataRequest& request,
+                                      bool all) {
+  MetadataState& st = exchange.state<MetadataState>(Exchange::kOtherState);
+  cluster::ClusterAdmin& admin = *context_.broker.cluster_admin;
+  st.snapshot = admin.snapshot();
+  const cluster::ClusterSnapshot& snapshot = *st.snapshot;
+  const int16_t version = exchange.header().api_version;
+  if (all) {
+    for (const auto& [name, topic] : snapshot.topics) {
+      if (may(exchange, security::AclOperation::kDescribe, name)) st.add_cluster(topic);
+    }
+  } else {
+    const bool may_create = context_.broker.config.auto_create_topics &&
+                            (version < 4 || request.allow_auto_topic_creation);
+    for (const kafka::MetadataRequest::Topic& requested : request.topics) {
+      if (!requested.name) {
+        st.add_error("", kafka::errors::kUnknownTopicOrPartition);
+        continue;
+      }
+      const std::string_view name = *requested.name;
+      auto found = snapshot.topics.find(name);
+      if (!may(exchange, security::AclOperation::kDescribe, name)) {
+        st.add_error(name, kafka::errors::kTopicAuthorizationFailed);
+      } else if (found != snapshot.topics.end()) {
+        st.add_cluster(found->second);
+      } else if (!validate_topic_name(name).ok()) {
+        st.add_error(name, kafka::errors::kInvalidTopicException);
+      } else if (may_create && !may_create_topic(context_.broker, exchange, name)) {
+        st.add_error(name, kafka::errors::kTopicAuthorizationFailed);
+      } else if (may_create) {
+        cluster::NewTopic topic;
+        topic.name = std::string(name);
+        topic.partitions = static_cast<int32_t>(context_.broker.config.default_partitions);
+        topic.replication_factor = -1;
+        admin.create_topic(std::move(topic), exchange.executor(), [](Status) {});
+        // The client asks again; by then the topic has its leaders.
+        st.add_error(name, kafka::errors::kLeaderNotAvailable);
+      } else {
+        st.add_error(name, kafka::errors::kUnknownTopicOrPartition);
+      }
+    }
+  }
+  st.link_partitions();
+  st.link_nodes();
+  for (const auto& [id, broker] : snapshot.brokers) {
+    const std::string_view address = broker.kafka_address;
+    const size_t colon = address.rfind(':');
+    if (colon == std::string_view::npos) continue;  // no Kafka listener
+    int32_t port = 0;
+    for (char c : address.substr(colon + 1)) port = port * 10 + (c - '0');
+    std::string_view host = address.substr(0, colon);
+    if (host.size() >= 2 && host.front() == '[') host = host.substr(1, host.size() - 2);
+    st.brokers.push_back({.node_id = id,
+                          .host = host,
+                          .port = port,
+                          .rack = broker.rack.empty() ? std::nullopt
+                                                      : std::optional<std::string_view>(broker.rack)});
+  }
+  Response response;
+  response.brokers = st.brokers;
+  response.cluster_id = context_.cluster_id;
+  response.controller_id = snapshot.controller;
   response.topics = st.topics;
   respond(exchange, response);
 }

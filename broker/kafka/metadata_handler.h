@@ -3,12 +3,15 @@
 // and the topics asked for (null, or in v0 an empty list: all of them) with
 // their partitions. Unknown topics are created when `[topics] auto_create`
 // is on and the client allows it (v4+), answered LEADER_NOT_AVAILABLE as
-// Kafka does until the client asks again.
+// Kafka does until the client asks again. In a replicated cluster
+// (BrokerContext::cluster_admin) every broker, controller, leader, leader
+// epoch, replica and ISR comes from the cluster's snapshot instead.
 #pragma once
 
 #include "kafka_context.h"
 #include "protocol/dispatcher.h"
 #include "security/acl_types.h"
+#include "spillway/common/kafka/metadata.h"
 
 namespace spillway::broker::kafka_listener {
 
@@ -21,6 +24,9 @@ class MetadataHandler final : public Handler {
   // Whether the exchange's principal may do `operation` on `topic`.
   bool may(const Exchange& exchange, security::AclOperation operation,
            std::string_view topic) const;
+
+  // The cluster's answer: topics, brokers and leaders from the snapshot.
+  void respond_cluster(Exchange& exchange, const kafka::MetadataRequest& request, bool all);
 
   KafkaContext& context_;
 };

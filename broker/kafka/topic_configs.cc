@@ -28,12 +28,14 @@ Status apply_topic_config(std::string_view name, std::optional<std::string_view>
                           CreateTopicSpec& spec) {
   const bool known = name == "retention.ms" || name == "retention.bytes" ||
                      name == "segment.bytes" || name == kFlushPolicyConfig ||
-                     name == "cleanup.policy";
+                     name == "cleanup.policy" || name == "min.insync.replicas" ||
+                     name == "unclean.leader.election.enable";
   if (!known) {
     return Status(ErrorCode::kConfig,
                   "unknown config " + std::string(name) +
                       " (Spillway takes retention.ms, retention.bytes, segment.bytes, "
-                      "cleanup.policy=delete and " +
+                      "cleanup.policy=delete, min.insync.replicas, "
+                      "unclean.leader.election.enable and " +
                       std::string(kFlushPolicyConfig) + ")");
   }
   if (!value) return Status::Ok();  // the broker's default
@@ -45,6 +47,20 @@ Status apply_topic_config(std::string_view name, std::optional<std::string_view>
                     "compact), not \"" +
                         std::string(*value) + "\"");
     }
+    return Status::Ok();
+  }
+  if (name == "unclean.leader.election.enable") {
+    if (*value != "true" && *value != "false") {
+      return Status(ErrorCode::kConfig, "unclean.leader.election.enable must be true or false");
+    }
+    spec.unclean_leader_election = *value == "true" ? 1 : 0;
+    return Status::Ok();
+  }
+  if (name == "min.insync.replicas") {
+    Result<int64_t> n = parse_long(name, *value, 1);
+    if (!n.ok()) return n.status();
+    if (*n > 16) return Status(ErrorCode::kConfig, "min.insync.replicas must be 1 to 16");
+    spec.min_insync_replicas = static_cast<int32_t>(*n);
     return Status::Ok();
   }
   if (name == kFlushPolicyConfig) {

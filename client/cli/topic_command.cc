@@ -18,6 +18,7 @@ struct TopicCommandOptions {
   std::string flush;
   int64_t retention_bytes = TopicOptions::kBrokerDefault;
   int64_t retention_ms = TopicOptions::kBrokerDefault;
+  int replication_factor = -1;
   int timeout_ms = 10'000;
 };
 
@@ -42,6 +43,7 @@ int run_create(const TopicCommandOptions& o) {
   t.flush_policy = o.flush;
   t.retention_bytes = o.retention_bytes;
   t.retention_ms = o.retention_ms;
+  t.replication_factor = o.replication_factor;
   Status st = admin->create_topic(o.name, t);
   if (!st.ok()) return fail("create", st);
   std::printf("created topic %s with %d partition%s\n", o.name.c_str(), o.partitions,
@@ -122,6 +124,10 @@ void add_topic_command(CLI::App& app, int* exit_code) {
       ->add_option("--retention-ms", o->retention_ms,
                    "age of records kept (-1 unlimited; default: broker's)")
       ->check(CLI::Range(TopicOptions::kUnlimited, INT64_MAX));
+  create
+      ->add_option("-r,--replication-factor", o->replication_factor,
+                   "replicas of each partition in a cluster (-1: the cluster's default)")
+      ->check(CLI::Range(-1, 16));
   create->callback([o, exit_code] { *exit_code = run_create(*o); });
 
   CLI::App* del = topic->add_subcommand("delete", "Delete a topic and its data");

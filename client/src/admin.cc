@@ -40,10 +40,17 @@ Status Admin::create_topic(std::string_view name, const TopicOptions& options) {
                                               .flush_policy = options.flush_policy,
                                               .retention_bytes = options.retention_bytes,
                                               .retention_ms = options.retention_ms,
-                                              .segment_bytes = options.segment_bytes};
+                                              .segment_bytes = options.segment_bytes,
+                                              .replication_factor = options.replication_factor};
+  // Version 1 carries the replication factor; a default one goes as v0, which
+  // every broker serves.
+  const int16_t version = options.replication_factor == -1 ? messages::kCreateTopicsVersion
+                                                           : messages::kCreateTopicsMaxVersion;
   return wire::channel_of(connection_)
-      .call(frame::ApiKey::kCreateTopics, messages::kCreateTopicsVersion,
-            [&](WriteBuffer& out) { return messages::encode_create_topics_request(request, out); })
+      .call(frame::ApiKey::kCreateTopics, version,
+            [&](WriteBuffer& out) {
+              return messages::encode_create_topics_request(request, out, version);
+            })
       .status();
 }
 

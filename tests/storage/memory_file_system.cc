@@ -14,6 +14,7 @@ class MemoryFile final : public File {
     std::lock_guard lock(fs_.mu_);
     auto& f = fs_.faults_;
     if (f.fail_writes) return status_from_errno(EIO, "memory write");
+    if (!fs_.allow_change_locked()) return status_from_errno(EIO, "memory write (crashed)");
     std::size_t n = std::min(data.size(), f.max_write_chunk);
     const uint64_t end = offset + n;
     if (end > node_->data.size()) {
@@ -51,6 +52,7 @@ class MemoryFile final : public File {
     if (hook) hook();
     std::lock_guard lock(fs_.mu_);
     if (fs_.faults_.fail_sync) return status_from_errno(EIO, "memory fdatasync");
+    if (!fs_.allow_change_locked()) return status_from_errno(EIO, "memory fdatasync (crashed)");
     node_->synced = node_->data;
     ++fs_.sync_count_;
     return Status::Ok();
@@ -58,6 +60,7 @@ class MemoryFile final : public File {
 
   Status truncate(uint64_t size) override {
     std::lock_guard lock(fs_.mu_);
+    if (!fs_.allow_change_locked()) return status_from_errno(EIO, "memory truncate (crashed)");
     node_->data.resize(size);
     return Status::Ok();
   }
@@ -83,16 +86,40 @@ Result<std::unique_ptr<File>> MemoryFileSystem::open(const std::string& path, Op
   auto it = files_.find(path);
   if (it == files_.end()) {
     if (mode != OpenMode::kCreate) return status_from_errno(ENOENT, "open " + path);
+    if (!allow_change_locked()) return status_from_errno(EIO, "create " + path + " (crashed)");
     it = files_.emplace(path, std::make_shared<Node>()).first;
     it->second->mtime_ms = ++clock_;
   }
   return std::unique_ptr<File>(std::make_unique<MemoryFile>(*this, it->second));
 }
 
+bool MemoryFileSystem::allow_change_locked() {
+  if (faults_.ops_until_crash == 0) return false;
+  if (faults_.ops_until_crash > 0) --faults_.ops_until_crash;
+  ++change_count_;
+  return true;
+}
+
+void MemoryFileSystem::remember_removed_locked(const std::string& path,
+                                               const std::shared_ptr<Node>& node) {
+  // Only the first removal since the last sync counts: that is the name a
+  // power loss brings back.
+  if (node->name_durable && removed_.count(path) == 0) removed_[path] = node;
+}
+
 Status MemoryFileSystem::remove(const std::string& path) {
   std::lock_guard lock(mu_);
-  if (files_.erase(path) == 0) return status_from_errno(ENOENT, "unlink " + path);
+  auto it = files_.find(path);
+  if (it == files_.end()) return status_from_errno(ENOENT, "unlink " + path);
+  if (!allow_change_locked()) return status_from_errno(EIO, "unlink " + path + " (crashed)");
+  remember_removed_locked(path, it->second);
+  files_.erase(it);
   return Status::Ok();
+}
+
+uint64_t MemoryFileSystem::change_count() {
+  std::lock_guard lock(mu_);
+  return change_count_;
 }
 
 namespace {
@@ -120,6 +147,9 @@ Status MemoryFileSystem::remove_all(const std::string& path) {
   if (faults_.fail_removes) return status_from_errno(EBUSY, "memory remove " + path);
   std::erase_if(files_, [&](const auto& f) { return f.first == path || is_below(f.first, path); });
   std::erase_if(dirs_, [&](const std::string& d) { return d == path || is_below(d, path); });
+  // Whole trees are modelled as gone at once, durably.
+  std::erase_if(removed_,
+                [&](const auto& r) { return r.first == path || is_below(r.first, path); });
   return Status::Ok();
 }
 
@@ -127,8 +157,11 @@ Status MemoryFileSystem::rename(const std::string& from, const std::string& to) 
   std::lock_guard lock(mu_);
   const std::string what = "memory rename " + from + " to " + to;
   if (faults_.fail_renames) return status_from_errno(EIO, what);
+  if (!allow_change_locked()) return status_from_errno(EIO, what + " (crashed)");
   if (auto it = files_.find(from); it != files_.end()) {
     if (is_directory_locked(to)) return status_from_errno(EISDIR, what);
+    remember_removed_locked(from, it->second);
+    if (auto old = files_.find(to); old != files_.end()) remember_removed_locked(to, old->second);
     std::shared_ptr<Node> node = std::move(it->second);
     files_.erase(it);
     node->name_durable = false;
@@ -190,10 +223,13 @@ Status MemoryFileSystem::create_dirs(const std::string& dir) {
 Status MemoryFileSystem::sync_dir(const std::string& dir) {
   std::lock_guard lock(mu_);
   if (faults_.fail_sync) return status_from_errno(EIO, "memory fsync dir");
+  if (!allow_change_locked()) return status_from_errno(EIO, "memory fsync dir (crashed)");
   const std::string prefix = dir + "/";
   for (auto& [path, node] : files_) {
     if (path.compare(0, prefix.size(), prefix) == 0) node->name_durable = true;
   }
+  std::erase_if(removed_,
+                [&](const auto& r) { return r.first.compare(0, prefix.size(), prefix) == 0; });
   return Status::Ok();
 }
 
@@ -233,6 +269,7 @@ std::vector<std::byte> MemoryFileSystem::contents(const std::string& path) {
 
 void MemoryFileSystem::set_contents(const std::string& path, std::vector<std::byte> bytes) {
   std::lock_guard lock(mu_);
+  removed_.erase(path);
   auto& node = files_[path];
   if (!node) node = std::make_shared<Node>();
   node->data = bytes;
@@ -262,6 +299,12 @@ void MemoryFileSystem::simulate_power_loss() {
       ++it;
     }
   }
+  for (auto& [path, node] : removed_) {
+    node->data = node->synced;
+    node->name_durable = true;
+    files_[path] = node;
+  }
+  removed_.clear();
 }
 
 uint64_t MemoryFileSystem::bytes_read() {

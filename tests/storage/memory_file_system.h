@@ -1,7 +1,11 @@
 // An in-memory FileSystem for storage and broker tests: injects short
 // writes, ENOSPC, EIO, fsync, rename and removal failures, and can simulate a
 // power loss (every file falls back to what was last synced; files whose
-// creation or rename was never made durable by a directory sync disappear).
+// creation or rename was never made durable by a directory sync disappear,
+// and files whose removal or rename away was not made durable come back
+// with their synced bytes). A crash point (Faults::ops_until_crash) stops
+// every change after the n-th, so a test can lose power at each step of an
+// operation.
 //
 // Thread-safe (one mutex). Paths are plain strings. A directory exists once
 // create_dirs() made it or while a file or directory lies below it.
@@ -36,6 +40,10 @@ class MemoryFileSystem final : public FileSystem {
     bool fail_renames = false;
     // remove_all fails with EBUSY while set (nothing is removed).
     bool fail_removes = false;
+    // When >= 0: this many more changes (write, truncate, sync_data,
+    // sync_dir, remove, rename, creating open) succeed; every later one
+    // fails with EIO and changes nothing, as if the machine had stopped.
+    int64_t ops_until_crash = -1;
     // Called (without the lock) at the start of every sync_data; tests use
     // it to hold a sync until other threads have appended.
     std::function<void()> on_sync;
@@ -69,6 +77,8 @@ class MemoryFileSystem final : public FileSystem {
   uint64_t sync_count();
   // How many bytes read_at has returned, over all files.
   uint64_t bytes_read();
+  // How many changes (the operations ops_until_crash counts) succeeded.
+  uint64_t change_count();
 
   struct Node {
     std::vector<std::byte> data;
@@ -80,10 +90,19 @@ class MemoryFileSystem final : public FileSystem {
  private:
   friend class MemoryFile;
   bool is_directory_locked(const std::string& path) const;
+  // Counts a change against ops_until_crash; false once the crash point
+  // is reached (the caller then fails without changing anything).
+  bool allow_change_locked();
+  // Keeps a durable name that is going away until its directory is synced.
+  void remember_removed_locked(const std::string& path, const std::shared_ptr<Node>& node);
   std::mutex mu_;
   Faults faults_;
   std::map<std::string, std::shared_ptr<Node>> files_;
   std::set<std::string> dirs_;  // made by create_dirs
+  // Durable names removed (or renamed away) since their directory's last
+  // sync: a power loss brings them back.
+  std::map<std::string, std::shared_ptr<Node>> removed_;
+  uint64_t change_count_ = 0;
   uint64_t sync_count_ = 0;
   uint64_t bytes_read_ = 0;
   int64_t clock_ = 1;

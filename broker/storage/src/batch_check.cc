@@ -66,10 +66,11 @@ Result<std::optional<BadBatch>> BatchChecker::step(uint64_t budget, std::span<st
 }
 
 SealedSegmentCheck::SealedSegmentCheck(std::shared_ptr<File> file, int64_t base_offset,
-                                       uint64_t size)
+                                       uint64_t size, uint64_t truncations)
     : file_(std::move(file)),
       base_offset_(base_offset),
       size_(size),
+      truncations_(truncations),
       checker_(*file_, 0, size, base_offset) {}
 
 std::span<std::byte> thread_check_buffer() {

@@ -20,6 +20,13 @@ inline constexpr char kVerifiedMarker[] = "/.verified";
 // next open checks from there and never cuts what it finds.
 inline constexpr char kCorruptMarker[] = "/.corrupt";
 
+// Where a truncation (PartitionLog::truncate_to) cuts the log (a
+// LogPosition: segments after `segment` go, `segment` keeps `position`
+// bytes and is created empty when missing). Durable before the first file
+// changes and removed once all of them are durable, so open() finishes a
+// truncation a crash interrupted.
+inline constexpr char kTruncateMarker[] = "/.truncate";
+
 // A byte position in a log: `position` bytes into the segment whose base
 // offset is `segment`. As a verified point it means: every batch of the
 // segments below `segment`, and the first `position` bytes of `segment`,

@@ -125,7 +125,8 @@ std::unique_ptr<SealedSegmentCheck> PartitionLog::next_sealed_check() const {
   for (std::size_t i = 0; i + 1 < segments_.size(); ++i) {
     const Segment& seg = *segments_[i];
     if (seg.base_offset() < verified_segment_) continue;
-    return std::make_unique<SealedSegmentCheck>(seg.log_file(), seg.base_offset(), seg.size());
+    return std::make_unique<SealedSegmentCheck>(seg.log_file(), seg.base_offset(), seg.size(),
+                                                truncations_);
   }
   return nullptr;
 }
@@ -137,13 +138,17 @@ std::unique_ptr<SealedSegmentCheck> PartitionLog::sealed_check_from(Offset from)
       [](const std::unique_ptr<Segment>& s, int64_t o) { return s->base_offset() < o; });
   if (it == segments_.end() - 1) return nullptr;
   const Segment& seg = **it;
-  return std::make_unique<SealedSegmentCheck>(seg.log_file(), seg.base_offset(), seg.size());
+  return std::make_unique<SealedSegmentCheck>(seg.log_file(), seg.base_offset(), seg.size(),
+                                              truncations_);
 }
 
 VerifiedPointWrite PartitionLog::finish_sealed_check(const SealedSegmentCheck& check,
                                                      const char* found_by) {
   VerifiedPointWrite write;
   if (closed_ || corrupt()) return write;
+  // A truncation since may have cut what was checked (and appends put new,
+  // unchecked bytes there): its verdict says nothing about the log now.
+  if (check.truncations() != truncations_) return write;
   if (const BadBatch* bad = check.damage()) {
     (void)enter_corrupt_at(check.base_offset(), *bad, found_by);
     return write;
@@ -160,6 +165,8 @@ VerifiedPointWrite PartitionLog::finish_sealed_check(const SealedSegmentCheck& c
     write.dir = dir_;
     write.segment = verified_segment_;
     write.position = verified_position_;
+    write.fence = fence_;
+    write.truncations = truncations_;
     return write;
   }
   return write;
@@ -167,6 +174,13 @@ VerifiedPointWrite PartitionLog::finish_sealed_check(const SealedSegmentCheck& c
 
 Status PartitionLog::run_verified_point_write(const VerifiedPointWrite& write) {
   if (!write.needed()) return Status::Ok();
+  // Held across the write so that truncate_to() (which lowers the point
+  // under the same lock) either comes after it or makes it a no-op.
+  std::unique_lock<std::mutex> lock;
+  if (write.fence) {
+    lock = std::unique_lock(write.fence->mu);
+    if (write.fence->truncations != write.truncations) return Status::Ok();
+  }
   const std::string path = write.dir + kVerifiedMarker;
   const bool existed = write.fs->exists(path);
   SPILLWAY_RETURN_IF_ERROR(
@@ -281,6 +295,7 @@ Status PartitionLog::for_each_batch_header(
 FlushRequest PartitionLog::begin_flush() {
   FlushRequest request;
   request.target_offset = Offset(next_offset_);
+  request.truncations = truncations_;
   if (next_offset_ > durable_offset_ && !read_only() && !closed_) {
     request.file = segments_.back()->log_file();
   }
@@ -297,8 +312,11 @@ Status PartitionLog::finish_flush(const FlushRequest& request, Status result) {
     enter_read_only(result);
     return result;
   }
-  // Only a sync that actually ran may move the durable offset.
-  if (request.needed() && request.target_offset.value() > durable_offset_) {
+  // Only a sync that actually ran may move the durable offset, and only
+  // if no truncation happened since it began (it synced a file that
+  // truncate_to() has cut or deleted; the kept bytes it synced itself).
+  if (request.needed() && request.truncations == truncations_ &&
+      request.target_offset.value() > durable_offset_) {
     durable_offset_ = request.target_offset.value();
   }
   if (durable_offset_ == next_offset_) unflushed_bytes_ = 0;

@@ -37,6 +37,8 @@ Result<std::unique_ptr<PartitionLog>> PartitionLog::open(FileSystem& fs, std::st
 
 Status PartitionLog::recover() {
   SPILLWAY_RETURN_IF_ERROR(fs_.create_dirs(dir_));
+  // Before anything looks at the files: they are as the cut left them.
+  SPILLWAY_RETURN_IF_ERROR(finish_interrupted_truncation());
   Result<std::vector<std::string>> names = fs_.list_dir(dir_);
   if (!names.ok()) return std::move(names).take_status();
   std::vector<int64_t> bases;

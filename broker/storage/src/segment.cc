@@ -147,6 +147,23 @@ Result<SegmentRange> Segment::read(int64_t offset, uint64_t max_bytes, int64_t e
   return out;
 }
 
+Status Segment::truncate_to(uint64_t position, int64_t next_offset) {
+  if (position < size_) {
+    SPILLWAY_RETURN_IF_ERROR(log_->truncate(position));
+    size_ = position;
+  }
+  // Synced even when nothing was cut here: the kept bytes must be durable
+  // before the truncation counts as done.
+  SPILLWAY_RETURN_IF_ERROR(log_->sync_data());
+  index_.truncate_to(position);
+  SPILLWAY_RETURN_IF_ERROR(index_.persist(*index_file_));
+  SPILLWAY_RETURN_IF_ERROR(index_file_->sync_data());
+  next_offset_ = next_offset;
+  // The append rule counts bytes since the last indexed batch started.
+  bytes_since_index_ = size_ - index_.lookup(INT64_MAX).position;
+  return Status::Ok();
+}
+
 Status Segment::persist_index() {
   return index_.persist(*index_file_);
 }

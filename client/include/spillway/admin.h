@@ -33,6 +33,9 @@ struct TopicOptions {
   int64_t retention_bytes = kBrokerDefault;  // or kUnlimited
   int64_t retention_ms = kBrokerDefault;     // or kUnlimited
   int64_t segment_bytes = kBrokerDefault;
+  // Replicas of each partition in a replicated cluster; -1: the cluster's
+  // default. A standalone broker takes -1 or 1.
+  int32_t replication_factor = -1;
 };
 
 // A SCRAM credential the broker holds (Admin::list_users).

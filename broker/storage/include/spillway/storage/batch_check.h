@@ -60,7 +60,10 @@ std::span<std::byte> thread_check_buffer();
 // so retention may delete the segment meanwhile.
 class SealedSegmentCheck {
  public:
-  SealedSegmentCheck(std::shared_ptr<File> file, int64_t base_offset, uint64_t size);
+  // `truncations`: the log's truncation count when the check was made (a
+  // check from before a truncation is ignored, PartitionLog::truncate_to).
+  SealedSegmentCheck(std::shared_ptr<File> file, int64_t base_offset, uint64_t size,
+                     uint64_t truncations = 0);
 
   // Checks about `budget` more bytes through thread_check_buffer(); true
   // once the check is over (the whole segment checked, or a bad batch
@@ -69,6 +72,7 @@ class SealedSegmentCheck {
 
   int64_t base_offset() const { return base_offset_; }
   uint64_t size() const { return size_; }
+  uint64_t truncations() const { return truncations_; }
   // Bytes checked so far (whole batches from the start).
   uint64_t checked_bytes() const { return checker_.position(); }
   // After step() returned true: the first bad batch, or null.
@@ -78,6 +82,7 @@ class SealedSegmentCheck {
   std::shared_ptr<File> file_;
   int64_t base_offset_;
   uint64_t size_;
+  uint64_t truncations_;
   BatchChecker checker_;
   std::optional<BadBatch> damage_;
 };

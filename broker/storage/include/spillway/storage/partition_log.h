@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <vector>
@@ -75,6 +76,10 @@ struct Corruption {
 struct FlushRequest {
   std::shared_ptr<File> file;  // the active segment's log, null when nothing to do
   Offset target_offset{0};     // everything below is covered once the sync succeeds
+  // The log's truncation count when the request was made: a flush begun
+  // before a truncate_to() synced bytes that may be gone, so it moves
+  // nothing (truncate_to() synced what it kept itself).
+  uint64_t truncations = 0;
   bool needed() const { return file != nullptr; }
 };
 
@@ -86,6 +91,14 @@ struct WritebackRequest {
   bool needed() const { return file != nullptr; }
 };
 
+// Orders verified-point writes on other threads against truncate_to(): a
+// write made before a truncation must not land after it (it would claim
+// bytes that were cut, or that a later append put there, as checked).
+struct VerifiedPointFence {
+  std::mutex mu;
+  uint64_t truncations = 0;  // guarded by mu
+};
+
 // Records a new verified point (PartitionLog::finish_sealed_check); the
 // file write and fsync run on any thread.
 struct VerifiedPointWrite {
@@ -93,6 +106,9 @@ struct VerifiedPointWrite {
   std::string dir;
   int64_t segment = 0;
   uint64_t position = 0;
+  // Skipped when the log was truncated after the write was made.
+  std::shared_ptr<VerifiedPointFence> fence;
+  uint64_t truncations = 0;
   bool needed() const { return fs != nullptr; }
 };
 
@@ -134,21 +150,35 @@ class PartitionLog {
   Result<AppendResult> append(std::span<std::byte> batch,
                               LeaderEpoch leader_epoch = LeaderEpoch(0));
 
-  // Replication (docs/replication.md). A follower appends the leader's
-  // batches as they are: base offset and partition leader epoch kept.
-  // `batches` holds one or more whole stored batches whose first base
-  // offset must equal log_end_offset() (kInvalidArgument otherwise, nothing
-  // written); their CRCs are checked here. Same errors and durability
-  // rules as append(). Returns the first and last offsets written.
+  // Replication (docs/replication.md, docs/replication-storage.md). A
+  // follower appends the leader's batches as they are: base offset and
+  // partition leader epoch kept. `batches` holds one or more whole stored
+  // batches whose first base offset must equal log_end_offset() and whose
+  // offsets run on without a gap or overlap (each base offset is the
+  // previous batch's last offset + 1); every batch is checked (header,
+  // size, CRC, records: batch::validate) before anything is written:
+  // kInvalidArgument for an offset that does not follow, kCorruptMessage /
+  // kBatchTooLarge for a bad batch, nothing written. Same rolling, errors
+  // and durability rules as append(); a write error part-way leaves the
+  // batches before the failing one appended (log_end_offset() says where
+  // to fetch from). Returns the first and last offsets written.
   Result<AppendResult> append_replicated(std::span<const std::byte> batches);
 
   // Removes every batch at or after `end` (rounded down to the start of
   // the batch containing it), whole segments and a segment's tail alike,
   // with their index entries, durably (fdatasync of what is kept, segment
   // deletion, directory fsync) before it returns. The next append gets
-  // offset `end`. Truncation below log_start_offset() empties the log and
-  // restarts it at `end`. What a follower does after a leader change
-  // (truncation by leader epoch, KIP-101/279).
+  // offset `end` (the rounded one). No-op when `end` >= log_end_offset().
+  // Truncation to or below log_start_offset() empties the log and restarts
+  // it at `end`. What a follower does after a leader change (truncation by
+  // leader epoch, KIP-101/279). Crash-safe: a ".truncate" marker is made
+  // durable first and open() finishes an interrupted truncation, so a crash
+  // at any step leaves the old log or the truncated one. The verified
+  // point is lowered to the cut; checks and flushes begun before it are
+  // ignored when they finish. Refused (kCorruptMessage) on a corrupt log,
+  // and when closed or read-only; an I/O error part-way makes the log
+  // read-only (the next open completes the truncation). Slices read before
+  // a truncation may see the cut bytes change: readers re-read.
   Status truncate_to(Offset end);
 
   // The stored bytes of whole batches starting with the batch that contains
@@ -258,6 +288,14 @@ class PartitionLog {
   // Makes the log corrupt for `bad`, found in the segment based at `base`.
   Status enter_corrupt_at(int64_t base, const BadBatch& bad, const char* found_by);
   Status roll(int64_t now_ms);
+  // Checks the batches of append_replicated(); the offsets they cover.
+  Result<AppendResult> check_replicated(std::span<const std::byte> batches) const;
+  // The durable part of truncate_to() once the cut {segment, position}
+  // and the new log end are known (partition_log_truncate.cc).
+  Status cut_log(int64_t segment, uint64_t position, int64_t new_end);
+  // open(): completes a truncation a crash interrupted (the ".truncate"
+  // marker), on the files, before the segments are opened.
+  Status finish_interrupted_truncation();
   void enter_read_only(const Status& cause);
   Status read_only_error() const;
 
@@ -278,6 +316,10 @@ class PartitionLog {
   // verified_position_ bytes of that one, were read back and checked.
   int64_t verified_segment_ = -1;
   uint64_t verified_position_ = 0;
+  // How many truncations this log made; flush requests, sealed-segment
+  // checks and verified-point writes from before one are ignored.
+  uint64_t truncations_ = 0;
+  std::shared_ptr<VerifiedPointFence> fence_ = std::make_shared<VerifiedPointFence>();
   bool closed_ = false;
 };
 

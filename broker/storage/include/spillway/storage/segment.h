@@ -102,6 +102,11 @@ class Segment {
   // used; the batch bytes themselves are not read.
   Result<SegmentRange> read(int64_t offset, uint64_t max_bytes, int64_t end_offset);
 
+  // Cuts the segment at `position`, a batch boundary (0 empties it), where
+  // offset `next_offset` starts, with the index entries at or after it;
+  // the log and the index file are synced before it returns.
+  Status truncate_to(uint64_t position, int64_t next_offset);
+
   // fdatasync of the log file, then writes and syncs the index file.
   Status sync_all();
   // Writes the index entries not yet on disk to the index file (no sync).

@@ -1,0 +1,243 @@
+// Fault runs of the replicated cluster (issue 16): 3 etcd members and 3
+// brokers as processes on 127.0.0.1, a topic with replication factor 3 and
+// min.insync.replicas 2, a librdkafka producer with acks=all and
+// idempotence producing throughout, a fault, and the checker: every
+// acknowledged record read back with the same bytes at the same offset, no
+// duplicate, per-key order kept. SPILLWAY_SOAK_ROUNDS repeats each fault
+// (the `soak` run, docs/replication.md); the suite runs one round.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <thread>
+
+#include "acked_producer.h"
+#include "cluster_harness.h"
+#include "fault_run.h"
+#include "log_checker.h"
+
+namespace spillway::testing {
+namespace {
+
+constexpr int kPartitions = 3;
+constexpr int64_t kBatch = 1'500;  // acknowledgements between faults
+
+class ReplicatedFaults : public ::testing::Test {
+ protected:
+  void SetUp() override { start({}); }
+
+  void start(std::vector<std::string> broker_args) {
+    ClusterHarness::Options o;
+    o.broker_args = std::move(broker_args);
+    Result<std::unique_ptr<ClusterHarness>> c = ClusterHarness::start(o);
+    ASSERT_TRUE(c.ok()) << c.status().to_string();
+    cluster_ = std::move(*c);
+  }
+
+  void create(const std::string& topic, const std::string& flush = "interval") {
+    ASSERT_TRUE(cluster_
+                    ->create_topic(topic, kPartitions, 3,
+                                   {{"min.insync.replicas", "2"}, {"spillway.flush.policy", flush}})
+                    .ok());
+    ASSERT_TRUE(wait_healthy(*cluster_, topic, 3)) << "the topic never got 3 in-sync replicas";
+  }
+
+  // Checks everything `producer` had acknowledged against the topic.
+  void check(const std::string& name, const std::string& topic, AckedProducer& producer,
+             int rounds) {
+    producer.stop();
+    TopicContents contents = read_topic(cluster_->bootstrap(), topic, kPartitions);
+    ASSERT_TRUE(contents.error.empty()) << contents.error;
+    CheckResult r = check_acked(producer.records(), contents);
+    FaultTotals t{.rounds = rounds,
+                  .acked = r.acked,
+                  .lost = r.lost,
+                  .duplicates = r.duplicates,
+                  .out_of_order = r.out_of_order,
+                  .first_problem = r.first_problem};
+    print_totals(name, t);
+    EXPECT_GT(r.acked, 0);
+    EXPECT_TRUE(r.ok()) << r.first_problem;
+  }
+
+  std::unique_ptr<ClusterHarness> cluster_;
+};
+
+// (1) SIGKILL the partition leader during continuous acks=all produce,
+// repeated; the broker comes back each time and catches up.
+TEST_F(ReplicatedFaults, LeaderKilledRepeatedly) {
+  const std::string topic = "kill-leader";
+  create(topic);
+  AckedProducer producer(cluster_->bootstrap(), topic);
+  producer.start();
+  ASSERT_TRUE(wait_acked_more(producer, kBatch));
+  const int rounds = fault_rounds(2);
+  for (int round = 0; round < rounds; ++round) {
+    const int victim = leader_index(*cluster_, topic, 0);
+    ASSERT_GE(victim, 0);
+    const auto killed_at = std::chrono::steady_clock::now();
+    cluster_->stop_broker(victim, SIGKILL);
+    ASSERT_TRUE(wait_acked_more(producer, kBatch)) << producer.first_error();
+    std::chrono::steady_clock::time_point first{};
+    if (producer.first_ack_after(killed_at, &first)) {
+      std::printf("[fault-run] failover: first acknowledgement %lld ms after the SIGKILL\n",
+                  static_cast<long long>(
+                      std::chrono::duration_cast<std::chrono::milliseconds>(first - killed_at)
+                          .count()));
+    }
+    ASSERT_TRUE(cluster_->start_broker(victim).ok());
+    ASSERT_TRUE(wait_healthy(*cluster_, topic, 3)) << "the restarted broker never rejoined";
+    ASSERT_TRUE(wait_acked_more(producer, kBatch));
+  }
+  check("leader SIGKILL", topic, producer, rounds);
+}
+
+// (2) SIGSTOP the leader longer than its lease, then SIGCONT: it must stop
+// leading (its lease is gone) and rejoin as a follower.
+TEST_F(ReplicatedFaults, LeaderPausedLongerThanItsLease) {
+  const std::string topic = "pause-leader";
+  create(topic);
+  AckedProducer producer(cluster_->bootstrap(), topic);
+  producer.start();
+  ASSERT_TRUE(wait_acked_more(producer, kBatch));
+  const int rounds = fault_rounds(1);
+  for (int round = 0; round < rounds; ++round) {
+    const int victim = leader_index(*cluster_, topic, 0);
+    ASSERT_GE(victim, 0);
+    cluster_->pause_broker(victim);
+    // Others take over while it sleeps: the producer moves on.
+    ASSERT_TRUE(wait_acked_more(producer, kBatch)) << producer.first_error();
+    ASSERT_TRUE(cluster_->wait_for(topic, [victim](const PartitionView& p) {
+      return p.leader >= 1 && p.leader != ClusterHarness::id_of(victim);
+    }));
+    cluster_->resume_broker(victim);
+    ASSERT_TRUE(wait_healthy(*cluster_, topic, 3)) << "the paused broker never rejoined";
+    ASSERT_TRUE(wait_acked_more(producer, kBatch));
+  }
+  check("leader SIGSTOP beyond its lease", topic, producer, rounds);
+}
+
+// (3) Two failovers back to back: the new leader is killed before the old
+// one is back.
+TEST_F(ReplicatedFaults, TwoFailoversBackToBack) {
+  const std::string topic = "double-failover";
+  ASSERT_TRUE(cluster_->create_topic(topic, kPartitions, 3, {{"min.insync.replicas", "1"}}).ok());
+  ASSERT_TRUE(wait_healthy(*cluster_, topic, 3));
+  AckedProducer producer(cluster_->bootstrap(), topic);
+  producer.start();
+  ASSERT_TRUE(wait_acked_more(producer, kBatch));
+  const int rounds = fault_rounds(1);
+  for (int round = 0; round < rounds; ++round) {
+    const int first = leader_index(*cluster_, topic, 0);
+    ASSERT_GE(first, 0);
+    cluster_->stop_broker(first, SIGKILL);
+    ASSERT_TRUE(cluster_->wait_for(topic, [first](const PartitionView& p) {
+      return p.leader >= 1 && p.leader != ClusterHarness::id_of(first);
+    }));
+    const int second = leader_index(*cluster_, topic, 0);
+    ASSERT_GE(second, 0);
+    cluster_->stop_broker(second, SIGKILL);
+    ASSERT_TRUE(wait_acked_more(producer, 200)) << producer.first_error();
+    ASSERT_TRUE(cluster_->start_broker(first).ok());
+    ASSERT_TRUE(cluster_->start_broker(second).ok());
+    ASSERT_TRUE(wait_healthy(*cluster_, topic, 3));
+    ASSERT_TRUE(wait_acked_more(producer, kBatch));
+  }
+  check("two failovers back to back", topic, producer, rounds);
+}
+
+// (4) SIGKILL the etcd leader: the cluster keeps its leaders, etcd elects
+// another leader, nothing acknowledged is lost.
+TEST_F(ReplicatedFaults, EtcdLeaderKilled) {
+  const std::string topic = "kill-etcd-leader";
+  create(topic);
+  AckedProducer producer(cluster_->bootstrap(), topic);
+  producer.start();
+  ASSERT_TRUE(wait_acked_more(producer, kBatch));
+  const int rounds = fault_rounds(1);
+  for (int round = 0; round < rounds; ++round) {
+    Result<int> leader = cluster_->etcd().leader_index();
+    ASSERT_TRUE(leader.ok()) << leader.status().to_string();
+    cluster_->etcd().kill_member(*leader);
+    ASSERT_TRUE(wait_acked_more(producer, kBatch)) << producer.first_error();
+    // A broker fails over while etcd runs on two members.
+    const int victim = leader_index(*cluster_, topic, 1);
+    ASSERT_GE(victim, 0);
+    cluster_->stop_broker(victim, SIGKILL);
+    ASSERT_TRUE(wait_acked_more(producer, kBatch)) << producer.first_error();
+    ASSERT_TRUE(cluster_->etcd().restart_member(*leader).ok());
+    ASSERT_TRUE(cluster_->start_broker(victim).ok());
+    ASSERT_TRUE(wait_healthy(*cluster_, topic, 3));
+  }
+  check("etcd leader SIGKILL", topic, producer, rounds);
+}
+
+// (6) kill -9 every broker at once with `durable` topics, restart them all.
+TEST_F(ReplicatedFaults, EveryBrokerKilledAtOnceDurable) {
+  const std::string topic = "kill-all-durable";
+  create(topic, "durable");
+  AckedProducer producer(cluster_->bootstrap(), topic);
+  producer.start();
+  ASSERT_TRUE(wait_acked_more(producer, kBatch));
+  const int rounds = fault_rounds(1);
+  for (int round = 0; round < rounds; ++round) {
+    for (int i = 0; i < cluster_->size(); ++i) ::kill(cluster_->broker(i).pid(), SIGKILL);
+    for (int i = 0; i < cluster_->size(); ++i) cluster_->stop_broker(i, SIGKILL);
+    for (int i = 0; i < cluster_->size(); ++i) ASSERT_TRUE(cluster_->start_broker(i).ok());
+    ASSERT_TRUE(wait_healthy(*cluster_, topic, 3));
+    ASSERT_TRUE(wait_acked_more(producer, kBatch)) << producer.first_error();
+  }
+  check("every broker SIGKILL (durable)", topic, producer, rounds);
+}
+
+// (7) Damage one replica's last segment while it is down (truncate it, or
+// flip bytes in its tail): it recovers to its last valid batch and fetches
+// the rest from the leader; nothing corrupt is served.
+TEST_F(ReplicatedFaults, DamagedReplicaRecovers) {
+  const std::string topic = "damaged-replica";
+  create(topic);
+  AckedProducer producer(cluster_->bootstrap(), topic);
+  producer.start();
+  ASSERT_TRUE(wait_acked_more(producer, kBatch));
+  const int rounds = fault_rounds(1);
+  for (int round = 0; round < rounds; ++round) {
+    // A follower of partition 0.
+    const int leader = leader_index(*cluster_, topic, 0);
+    ASSERT_GE(leader, 0);
+    const int victim = (leader + 1) % cluster_->size();
+    cluster_->stop_broker(victim, SIGKILL);
+    const std::filesystem::path dir = cluster_->data_dir(victim) / "topics" / topic / "0";
+    std::filesystem::path last;
+    for (const auto& e : std::filesystem::directory_iterator(dir)) {
+      if (e.path().extension() == ".log" && (last.empty() || e.path() > last)) last = e.path();
+    }
+    ASSERT_FALSE(last.empty()) << "no segment in " << dir;
+    const auto size = std::filesystem::file_size(last);
+    if (round % 2 == 0) {
+      std::filesystem::resize_file(last, size / 2);
+    } else {
+      std::fstream f(last, std::ios::in | std::ios::out | std::ios::binary);
+      f.seekp(static_cast<std::streamoff>(size > 64 ? size - 64 : 0));
+      const char junk[16] = {'\x5a', '\x5a', '\x5a', '\x5a', '\x5a', '\x5a', '\x5a', '\x5a',
+                             '\x5a', '\x5a', '\x5a', '\x5a', '\x5a', '\x5a', '\x5a', '\x5a'};
+      f.write(junk, sizeof(junk));
+    }
+    ASSERT_TRUE(wait_acked_more(producer, kBatch)) << producer.first_error();
+    ASSERT_TRUE(cluster_->start_broker(victim).ok());
+    ASSERT_TRUE(wait_healthy(*cluster_, topic, 3)) << "the damaged replica never caught up";
+    // It may now lead: kill the leader so the repaired replica serves.
+    const int now = leader_index(*cluster_, topic, 0);
+    if (now != victim && now >= 0) {
+      cluster_->stop_broker(now, SIGKILL);
+      ASSERT_TRUE(wait_acked_more(producer, kBatch)) << producer.first_error();
+      ASSERT_TRUE(cluster_->start_broker(now).ok());
+      ASSERT_TRUE(wait_healthy(*cluster_, topic, 3));
+    }
+  }
+  check("damaged replica segment", topic, producer, rounds);
+}
+
+}  // namespace
+}  // namespace spillway::testing
