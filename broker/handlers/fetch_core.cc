@@ -31,6 +31,14 @@ Status write_slice(const void* slice, WriteBuffer& out) {
   return copy_slice(out, *static_cast<const storage::FileSlice*>(slice));
 }
 
+// A follower's fetch waits for the leader's log to grow, not for the high
+// watermark (FetchWaiter::replica, added with the Partition's replication
+// code; a template so that this compiles before and after it lands).
+template <typename Waiter>
+void wait_for_log(Waiter& waiter, bool replica) {
+  if constexpr (requires { waiter.replica = replica; }) waiter.replica = replica;
+}
+
 }  // namespace
 
 void FetchCore::begin(Exchange& exchange, Encode encode, int32_t max_wait_ms, int32_t min_bytes,
@@ -42,10 +50,18 @@ void FetchCore::begin(Exchange& exchange, Encode encode, int32_t max_wait_ms, in
   parts_.clear();
   waited_ = false;
   expired_ = false;
+  replica_ = kNoBroker;
+  replica_broker_epoch_ = 0;
   bytes_before_wake_ = 0;
   max_wait_ms_ = std::max(0, max_wait_ms);
   min_bytes_ = static_cast<uint64_t>(std::max(1, min_bytes));
   max_bytes_ = std::clamp<int64_t>(max_bytes, 1, kMaxResponseBytes);
+}
+
+void FetchCore::set_replica(BrokerId replica, int64_t broker_epoch, ReplicaRead read) {
+  replica_ = replica;
+  replica_broker_epoch_ = broker_epoch;
+  replica_read_ = read;
 }
 
 uint32_t FetchCore::add_topic(TopicRegistry& topics, std::string_view name) {
@@ -60,7 +76,7 @@ std::string_view FetchCore::topic_name(uint32_t topic) const {
 }
 
 void FetchCore::add_partition(uint32_t topic_index, int32_t partition, int64_t fetch_offset,
-                              int64_t max_bytes) {
+                              int64_t max_bytes, int32_t current_leader_epoch) {
   Part part{.topic = topic_index,
             .partition = partition,
             .fetch_offset = fetch_offset,
@@ -71,7 +87,9 @@ void FetchCore::add_partition(uint32_t topic_index, int32_t partition, int64_t f
             .high_watermark = -1,
             .log_start_offset = -1,
             .slice = {},
-            .include = false};
+            .include = false,
+            .current_leader_epoch = current_leader_epoch,
+            .leader_epoch = -1};
   const Topic* topic = topics_[topic_index].topic.get();
   if (topic == nullptr) {
     part.code = ErrorCode::kUnknownTopic;
@@ -97,7 +115,9 @@ void FetchCore::add_refused_partition(uint32_t topic_index, int32_t partition, E
                         .high_watermark = -1,
                         .log_start_offset = -1,
                         .slice = {},
-                        .include = false});
+                        .include = false,
+                        .current_leader_epoch = -1,
+                        .leader_epoch = -1});
 }
 
 wire::Records FetchCore::records(const Part& part) {
@@ -131,7 +151,7 @@ void FetchCore::respond() {
     }
   }
   const Status written = encode_(*this);
-  if (written.ok()) {
+  if (written.ok() && replica_ == kNoBroker) {
     for (const Part& part : parts_) {
       if (!part.include) continue;
       Topic* topic = topics_[part.topic].topic.get();
@@ -164,6 +184,7 @@ void FetchCore::on_read(void* ctx, uint32_t index, PartitionReply& reply) {
   Part& part = core.parts_[index];
   part.high_watermark = reply.high_watermark.value();
   part.log_start_offset = reply.log_start_offset.value();
+  part.leader_epoch = reply.leader_epoch.value();
   if (reply.status.ok()) {
     part.slice = std::move(reply.slice);
   } else {
@@ -211,6 +232,7 @@ void FetchCore::wait() {
     waiter.fetch_offset = Offset(p.slice.empty() ? p.fetch_offset : p.slice.next_offset.value());
     waiter.wake = &on_wake;
     waiter.ctx = this;
+    wait_for_log(waiter, replica_ != kNoBroker);
     std::shared_ptr<Partition> owner = p.log;
     post_task(p.log->owner(), [owner = std::move(owner), waiter = std::move(waiter)]() mutable {
       owner->add_waiter(std::move(waiter));
@@ -264,6 +286,19 @@ void FetchCore::read_all() {
     // offsets. Otherwise the first batch comes whole even past the grant.
     const auto max = std::min(static_cast<uint64_t>(std::min(p.max_bytes, max_bytes_)),
                               std::max<uint64_t>(granted_, 1));
+    if (replica_ != kNoBroker) {
+      const replication::ReplicaReadRequest request{
+          .replica = replica_,
+          .broker_epoch = replica_broker_epoch_,
+          .current_leader_epoch = LeaderEpoch(p.current_leader_epoch),
+          .fetch_offset = Offset(p.fetch_offset),
+          .max_bytes = max};
+      post_task(p.log->owner(), [owner = std::move(owner), request, read = replica_read_,
+                                 reply = std::move(reply)]() mutable {
+        read(*owner, request, std::move(reply));
+      });
+      continue;
+    }
     post_task(p.log->owner(),
               [owner = std::move(owner), offset = Offset(p.fetch_offset), max,
                reply = std::move(reply)]() mutable { owner->read(offset, max, std::move(reply)); });

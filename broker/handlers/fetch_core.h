@@ -54,6 +54,10 @@ class FetchCore : public ExchangeState {
     int64_t log_start_offset;
     storage::FileSlice slice;
     bool include;  // set for Encode: the slice goes in the response
+    // Replica fetches (set_replica()): the epoch the follower follows, and
+    // the leader's epoch from the reply; -1 otherwise.
+    int32_t current_leader_epoch = -1;
+    int32_t leader_epoch = -1;
   };
   // Encodes the response into exchange().out(): every part, in order, with
   // records(part) for the included ones.
@@ -63,12 +67,23 @@ class FetchCore : public ExchangeState {
   // min_bytes <= 1 answers as soon as any partition has data.
   void begin(Exchange& exchange, Encode encode, int32_t max_wait_ms, int32_t min_bytes,
              int64_t max_bytes);
+  // How a follower's fetch reads a partition: Partition::replica_read on
+  // the owner core. Given by the ReplicaFetch handler, so that the client
+  // fetch path (this file) does not depend on the replication methods.
+  using ReplicaRead = void (*)(Partition& partition, const replication::ReplicaReadRequest& request,
+                               Reply reply);
+  // Makes this request a follower's fetch (ReplicaFetch, after begin()):
+  // partitions are read with `read` on behalf of `replica`, which the
+  // leader records as that follower's log end, and the bytes are not
+  // counted as the topics' client traffic.
+  void set_replica(BrokerId replica, int64_t broker_epoch, ReplicaRead read);
   // Records a topic of the request (looked up in `topics`; held against a
   // delete while the fetch runs) and returns its index for add_partition().
   uint32_t add_topic(TopicRegistry& topics, std::string_view name);
   // A partition to read from `fetch_offset`, at most `max_bytes` of it.
   // An unknown topic or partition becomes its error.
-  void add_partition(uint32_t topic, int32_t partition, int64_t fetch_offset, int64_t max_bytes);
+  void add_partition(uint32_t topic, int32_t partition, int64_t fetch_offset, int64_t max_bytes,
+                     int32_t current_leader_epoch = -1);
   // A partition answered with `code` and nothing read (e.g. the principal
   // may not read the topic: kTopicAuthorizationFailed).
   void add_refused_partition(uint32_t topic, int32_t partition, ErrorCode code,
@@ -107,6 +122,9 @@ class FetchCore : public ExchangeState {
   // read_all()); given back before a long poll waits.
   uint64_t granted_ = 0;
   int32_t max_wait_ms_ = 0;
+  BrokerId replica_ = kNoBroker;  // a follower's fetch when set
+  int64_t replica_broker_epoch_ = 0;
+  ReplicaRead replica_read_ = nullptr;
   size_t pending_ = 0;
   bool waited_ = false;
   uint64_t bytes_before_wake_ = 0;  // data seen by the reads before the last wake

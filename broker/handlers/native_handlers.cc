@@ -8,6 +8,7 @@
 #include "spillway/common/messages/metadata.h"
 #include "spillway/common/messages/offsets.h"
 #include "spillway/common/messages/produce.h"
+#include "spillway/common/messages/replication.h"
 #include "spillway/common/messages/producer_id.h"
 #include "spillway/common/messages/sasl.h"
 #include "spillway/common/messages/topics.h"
@@ -41,7 +42,8 @@ NativeHandlers::NativeHandlers(Dispatcher& dispatcher, BrokerContext& context,
       delete_user_(context),
       describe_acls_(context),
       create_acls_(context),
-      delete_acls_(context) {
+      delete_acls_(context),
+      describe_cluster_(context) {
   using namespace messages;
   using frame::ApiKey;
   dispatcher.add(ApiKey::kApiVersions, kApiVersionsVersion, kApiVersionsVersion, &api_versions_);
@@ -84,6 +86,8 @@ NativeHandlers::NativeHandlers(Dispatcher& dispatcher, BrokerContext& context,
                  &describe_acls_);
   dispatcher.add(ApiKey::kCreateAcls, kCreateAclsVersion, kCreateAclsVersion, &create_acls_);
   dispatcher.add(ApiKey::kDeleteAcls, kDeleteAclsVersion, kDeleteAclsVersion, &delete_acls_);
+  dispatcher.add(ApiKey::kDescribeCluster, kDescribeClusterVersion, kDescribeClusterVersion,
+                 &describe_cluster_);
 }
 
 }  // namespace spillway::broker

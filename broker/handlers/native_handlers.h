@@ -5,6 +5,7 @@
 #include "acl_handlers.h"
 #include "admin_handlers.h"
 #include "broker_context.h"
+#include "describe_cluster_handler.h"
 #include "fetch_handler.h"
 #include "group_admin_handlers.h"
 #include "group_handlers.h"
@@ -52,6 +53,7 @@ class NativeHandlers {
   DescribeAclsHandler describe_acls_;
   CreateAclsHandler create_acls_;
   DeleteAclsHandler delete_acls_;
+  DescribeClusterHandler describe_cluster_;
 };
 
 }  // namespace spillway::broker

@@ -49,6 +49,7 @@ class Exchange {
     kKafkaProduceState,
     kKafkaFetchState,
     kKafkaListOffsetsState,
+    kReplicaFetchState,
     kStateSlots
   };
 
