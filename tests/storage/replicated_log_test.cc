@@ -388,6 +388,43 @@ TEST(TruncateTo, RefusedWhenClosed) {
   EXPECT_FALSE(log->truncate_to(Offset(2)).ok());
 }
 
+TEST(TruncateTo, TornMarkerLeavesTheOldLog) {
+  MemoryFileSystem fs;
+  auto log = open_log(fs);
+  const std::vector<Bytes> all = fill(*log, 20);
+  ASSERT_TRUE(log->flush().ok());
+  log.reset();
+  // What a crash while the marker was written leaves: bytes failing its CRC.
+  fs.set_contents(std::string(kDir) + "/.truncate", std::vector<std::byte>(20, std::byte{7}));
+  log = open_log(fs);
+  EXPECT_FALSE(fs.exists(std::string(kDir) + "/.truncate"));
+  EXPECT_TRUE(SameBatches(read_batches(*log, 0, 1 << 20), all));
+}
+
+TEST(TruncateTo, AFailedSyncMakesTheLogReadOnlyAndOpenFinishesTheCut) {
+  MemoryFileSystem fs;
+  auto log = open_log(fs);
+  const std::vector<Bytes> all = fill(*log, 40);
+  ASSERT_TRUE(log->flush().ok());
+  const std::vector<int64_t> bases = segment_bases(fs);
+  // The marker is durable, then a later sync fails.
+  int syncs = 0;  // (the hook is copied per call: count outside it)
+  fs.faults().on_sync = [&fs, &syncs] {
+    if (++syncs == 2) fs.faults().fail_sync = true;
+  };
+  const Status st = log->truncate_to(Offset(bases[1] + 2));
+  fs.faults().on_sync = nullptr;
+  fs.faults().fail_sync = false;
+  ASSERT_FALSE(st.ok());
+  EXPECT_TRUE(log->read_only());
+  EXPECT_FALSE(log->append_replicated(concat(all, 0, 1)).ok());
+  log.reset();
+  fs.simulate_power_loss();
+  log = open_log(fs);
+  EXPECT_FALSE(fs.exists(std::string(kDir) + "/.truncate"));
+  EXPECT_TRUE(SameBatches(read_batches(*log, 0, 1), prefix(all, bases[1] + 2)));
+}
+
 // Power loss after every change a truncation makes: the next open finds
 // the old log or the truncated one, whole and readable, never a mix, and
 // then appends and reopens normally.
