@@ -144,8 +144,7 @@ TEST(LeaderEpochCache, DamagedFileIsRefused) {
   // A huge count with a matching CRC: refused by size before allocating.
   std::vector<std::byte> huge = good;
   store_be<uint32_t>(huge.data() + 10, 0xffffffffu);
-  store_be<uint32_t>(huge.data() + huge.size() - 4,
-                     crc32c(std::span(huge).first(huge.size() - 4)));
+  store_be<uint32_t>(huge.data() + huge.size() - 4, crc32c(std::span(huge).first(huge.size() - 4)));
   refused(huge, "count");
   std::vector<std::byte> version = good;
   store_be<uint16_t>(version.data() + 8, 2);

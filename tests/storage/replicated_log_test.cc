@@ -26,7 +26,8 @@ using Files = std::map<std::string, std::vector<std::byte>>;
 
 constexpr char kDir[] = "/data/r-0";
 
-std::unique_ptr<PartitionLog> open_log(MemoryFileSystem& fs, LogConfig config = small_log_config()) {
+std::unique_ptr<PartitionLog> open_log(MemoryFileSystem& fs,
+                                       LogConfig config = small_log_config()) {
   auto log = PartitionLog::open(fs, kDir, config);
   EXPECT_TRUE(log.ok()) << log.status().to_string();
   return log.ok() ? std::move(*log) : nullptr;
@@ -53,7 +54,8 @@ std::vector<Bytes> fill(PartitionLog& log, int n, uint64_t seed = 7) {
 
 Bytes concat(const std::vector<Bytes>& batches, std::size_t from, std::size_t to) {
   Bytes out;
-  for (std::size_t i = from; i < to; ++i) out.insert(out.end(), batches[i].begin(), batches[i].end());
+  for (std::size_t i = from; i < to; ++i)
+    out.insert(out.end(), batches[i].begin(), batches[i].end());
   return out;
 }
 
@@ -179,8 +181,8 @@ void expect_truncation(int64_t end, const std::function<void(PartitionLog&)>& pr
   if (prepare) prepare(*log);
   all = read_batches(*log, log->log_start_offset().value(), 1 << 20);
   const std::vector<Bytes> kept = prefix(all, end);
-  const int64_t new_end = kept.empty() ? std::min(end, log->log_start_offset().value())
-                                       : last_of(kept.back()) + 1;
+  const int64_t new_end =
+      kept.empty() ? std::min(end, log->log_start_offset().value()) : last_of(kept.back()) + 1;
   ASSERT_TRUE(log->truncate_to(Offset(end)).ok());
   EXPECT_EQ(log->log_end_offset().value(), new_end);
   EXPECT_EQ(log->durable_offset().value(), new_end);
@@ -241,9 +243,9 @@ TEST(TruncateTo, AtASegmentBoundaryAndAcrossSegments) {
   fill(*log, 40);
   const std::vector<int64_t> bases = segment_bases(fs);
   ASSERT_GE(bases.size(), 4u);
-  expect_truncation(bases[2]);       // the segment goes whole
-  expect_truncation(bases[1] + 3);   // several segments go
-  expect_truncation(bases[0] + 1);   // into the first batch: empty at the start
+  expect_truncation(bases[2]);      // the segment goes whole
+  expect_truncation(bases[1] + 3);  // several segments go
+  expect_truncation(bases[0] + 1);  // into the first batch: empty at the start
 }
 
 TEST(TruncateTo, ToOrBelowTheLogStartRestartsEmpty) {
@@ -303,7 +305,8 @@ TEST(TruncateTo, ThenReplicatedAppendsOfAnotherLeader) {
   const std::vector<Bytes> batches = fill(*leader, 20);
   auto log = open_log(fs);
   ASSERT_TRUE(log->append_replicated(concat(batches, 0, 12)).ok());
-  for (int i = 0; i < 5; ++i) ASSERT_TRUE(add(*log, make_batch(1, 50, 900 + i), LeaderEpoch(1)).ok());
+  for (int i = 0; i < 5; ++i)
+    ASSERT_TRUE(add(*log, make_batch(1, 50, 900 + i), LeaderEpoch(1)).ok());
   ASSERT_TRUE(log->truncate_to(Offset(base_of(batches[12]))).ok());
   ASSERT_TRUE(log->append_replicated(concat(batches, 12, 20)).ok());
   EXPECT_TRUE(SameBatches(read_batches(*log, 0, 1 << 20), batches));
@@ -376,8 +379,8 @@ TEST(TruncateTo, LowersTheVerifiedPointAndIgnoresStaleChecksFlushesAndWrites) {
   fs.set_contents(active, bytes);
   log = open_log(fs, small_log_config(FlushPolicy::kDurable));
   EXPECT_FALSE(log->corrupt());
-  EXPECT_TRUE(SameBatches(read_batches(*log, 0, 1 << 20),
-                          std::vector<Bytes>(now.begin(), now.end() - 1)));
+  EXPECT_TRUE(
+      SameBatches(read_batches(*log, 0, 1 << 20), std::vector<Bytes>(now.begin(), now.end() - 1)));
 }
 
 TEST(TruncateTo, RefusedWhenClosed) {
@@ -386,6 +389,43 @@ TEST(TruncateTo, RefusedWhenClosed) {
   fill(*log, 5);
   ASSERT_TRUE(log->close().ok());
   EXPECT_FALSE(log->truncate_to(Offset(2)).ok());
+}
+
+TEST(TruncateTo, TornMarkerLeavesTheOldLog) {
+  MemoryFileSystem fs;
+  auto log = open_log(fs);
+  const std::vector<Bytes> all = fill(*log, 20);
+  ASSERT_TRUE(log->flush().ok());
+  log.reset();
+  // What a crash while the marker was written leaves: bytes failing its CRC.
+  fs.set_contents(std::string(kDir) + "/.truncate", std::vector<std::byte>(20, std::byte{7}));
+  log = open_log(fs);
+  EXPECT_FALSE(fs.exists(std::string(kDir) + "/.truncate"));
+  EXPECT_TRUE(SameBatches(read_batches(*log, 0, 1 << 20), all));
+}
+
+TEST(TruncateTo, AFailedSyncMakesTheLogReadOnlyAndOpenFinishesTheCut) {
+  MemoryFileSystem fs;
+  auto log = open_log(fs);
+  const std::vector<Bytes> all = fill(*log, 40);
+  ASSERT_TRUE(log->flush().ok());
+  const std::vector<int64_t> bases = segment_bases(fs);
+  // The marker is durable, then a later sync fails.
+  int syncs = 0;  // (the hook is copied per call: count outside it)
+  fs.faults().on_sync = [&fs, &syncs] {
+    if (++syncs == 2) fs.faults().fail_sync = true;
+  };
+  const Status st = log->truncate_to(Offset(bases[1] + 2));
+  fs.faults().on_sync = nullptr;
+  fs.faults().fail_sync = false;
+  ASSERT_FALSE(st.ok());
+  EXPECT_TRUE(log->read_only());
+  EXPECT_FALSE(log->append_replicated(concat(all, 0, 1)).ok());
+  log.reset();
+  fs.simulate_power_loss();
+  log = open_log(fs);
+  EXPECT_FALSE(fs.exists(std::string(kDir) + "/.truncate"));
+  EXPECT_TRUE(SameBatches(read_batches(*log, 0, 1), prefix(all, bases[1] + 2)));
 }
 
 // Power loss after every change a truncation makes: the next open finds

@@ -37,8 +37,7 @@ Status damaged(const std::string& path, const char* why) {
 LeaderEpochCache::LeaderEpochCache(FileSystem& fs, std::string dir)
     : fs_(fs), dir_(std::move(dir)) {}
 
-Result<std::unique_ptr<LeaderEpochCache>> LeaderEpochCache::open(FileSystem& fs,
-                                                                 std::string dir) {
+Result<std::unique_ptr<LeaderEpochCache>> LeaderEpochCache::open(FileSystem& fs, std::string dir) {
   std::unique_ptr<LeaderEpochCache> cache(new LeaderEpochCache(fs, std::move(dir)));
   const std::string path = file_path(cache->dir_);
   if (!fs.exists(path)) return cache;
@@ -67,9 +66,9 @@ Result<std::unique_ptr<LeaderEpochCache>> LeaderEpochCache::open(FileSystem& fs,
   for (uint32_t i = 0; i < count; ++i) {
     const std::byte* e = p + kHeaderBytes + std::size_t{i} * kEntryBytes;
     const EpochEntry entry{LeaderEpoch(load_be<int32_t>(e)), Offset(load_be<int64_t>(e + 4))};
-    const bool increasing = cache->entries_.empty() ||
-                            (entry.epoch > cache->entries_.back().epoch &&
-                             entry.start_offset > cache->entries_.back().start_offset);
+    const bool increasing =
+        cache->entries_.empty() || (entry.epoch > cache->entries_.back().epoch &&
+                                    entry.start_offset > cache->entries_.back().start_offset);
     if (entry.epoch.value() < 0 || entry.start_offset.value() < 0 || !increasing) {
       return damaged(path, "entries out of order");
     }
@@ -111,8 +110,8 @@ bool LeaderEpochCache::assign_in_memory(LeaderEpoch epoch, Offset start_offset) 
     return false;
   }
   std::size_t removed = 0;
-  while (!entries_.empty() && (entries_.back().epoch >= epoch ||
-                               entries_.back().start_offset >= start_offset)) {
+  while (!entries_.empty() &&
+         (entries_.back().epoch >= epoch || entries_.back().start_offset >= start_offset)) {
     entries_.pop_back();
     ++removed;
   }
@@ -148,9 +147,9 @@ std::pair<LeaderEpoch, Offset> LeaderEpochCache::end_offset_for(LeaderEpoch requ
   if (requested.value() < 0 || entries_.empty()) return undefined;
   if (requested == entries_.back().epoch) return {requested, log_end};
   // The first entry with a larger epoch.
-  auto higher = std::upper_bound(
-      entries_.begin(), entries_.end(), requested,
-      [](LeaderEpoch e, const EpochEntry& entry) { return e < entry.epoch; });
+  auto higher =
+      std::upper_bound(entries_.begin(), entries_.end(), requested,
+                       [](LeaderEpoch e, const EpochEntry& entry) { return e < entry.epoch; });
   if (higher == entries_.end()) return undefined;
   if (higher == entries_.begin()) return {requested, higher->start_offset};
   return {std::prev(higher)->epoch, higher->start_offset};
@@ -166,9 +165,9 @@ Status LeaderEpochCache::truncate_from_end(Offset end) {
 
 Status LeaderEpochCache::truncate_from_start(Offset start) {
   // The last entry starting at or before `start` covers it.
-  auto after = std::upper_bound(
-      entries_.begin(), entries_.end(), start,
-      [](Offset o, const EpochEntry& entry) { return o < entry.start_offset; });
+  auto after =
+      std::upper_bound(entries_.begin(), entries_.end(), start,
+                       [](Offset o, const EpochEntry& entry) { return o < entry.start_offset; });
   if (after == entries_.begin()) return Status::Ok();
   auto covering = std::prev(after);
   if (covering == entries_.begin() && covering->start_offset == start) return Status::Ok();

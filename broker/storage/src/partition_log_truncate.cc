@@ -22,7 +22,8 @@ Status PartitionLog::truncate_to(Offset end_offset) {
   if (corrupt()) return corrupt_error();
   const int64_t end = end_offset.value();
   if (end < 0) {
-    return Status(ErrorCode::kInvalidArgument, "truncate_to: negative offset " + std::to_string(end));
+    return Status(ErrorCode::kInvalidArgument,
+                  "truncate_to: negative offset " + std::to_string(end));
   }
   if (end >= next_offset_) return Status::Ok();
   if (end <= log_start_offset().value()) {
@@ -48,7 +49,8 @@ Status PartitionLog::truncate_to(Offset end_offset) {
         const Segment& prev = *segments_[i - 1];
         return cut_log(prev.base_offset(), prev.size(), b->base_offset);
       }
-      return cut_log(seg.base_offset(), position, position == 0 ? seg.base_offset() : b->base_offset);
+      return cut_log(seg.base_offset(), position,
+                     position == 0 ? seg.base_offset() : b->base_offset);
     }
     position += b->size;
   }
@@ -92,8 +94,7 @@ Status PartitionLog::cut_log(int64_t segment, uint64_t position, int64_t new_end
 
   if (kept == segments_.end()) {
     // Created before the others go, so the log always has a segment.
-    Result<std::unique_ptr<Segment>> made =
-        Segment::create(fs_, dir_, segment, config_, clock_());
+    Result<std::unique_ptr<Segment>> made = Segment::create(fs_, dir_, segment, config_, clock_());
     if (!made.ok()) return fail(made.status());
     auto at = std::upper_bound(
         segments_.begin(), segments_.end(), segment,
