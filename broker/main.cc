@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <thread>
 
+#include "cluster/cluster_node.h"
 #include "config/command_line.h"
 #include "config/group_limits.h"
 #include "config/listener_list.h"
@@ -26,6 +27,7 @@
 #include "groups/group_coordinator.h"
 #include "handlers/broker_context.h"
 #include "handlers/native_handlers.h"
+#include "handlers/replication_handlers.h"
 #include "kafka/kafka_handlers.h"
 #include "metrics/group_metrics.h"
 #include "metrics/metrics.h"
@@ -222,11 +224,26 @@ int main(int argc, char** argv) {
   options.queue_depth = static_cast<size_t>(config.max_in_flight_per_connection);
   options.idle_timeout = std::chrono::milliseconds(config.idle_timeout_ms);
   options.shutdown_timeout = std::chrono::milliseconds(config.shutdown_timeout_ms);
+  // A cluster member first moves its leaderships away (controlled
+  // shutdown) when asked to stop; set once the member runs.
+  cluster::ClusterNode* cluster_node_ptr = nullptr;
+  const bool clustered = !config.cluster_etcd_endpoints.empty();
   options.on_core_stop = [&](size_t core) {
+    // The follower links live on core 0: closed while it still runs.
+    if (core == 0 && cluster_node_ptr) cluster_node_ptr->stop_fetching();
     if (registry) registry->stop_core(core);
     if (coordinator) coordinator->stop_core(core);
     if (core == 0 && metrics_server) metrics_server->close();
   };
+  if (clustered) {
+    options.before_stop = [&cluster_node_ptr](std::function<void()> proceed) {
+      if (cluster_node_ptr != nullptr) {
+        cluster_node_ptr->prepare_stop(std::move(proceed));
+      } else {
+        proceed();
+      }
+    };
+  }
   Server server(cores, options);
 
   ScrubBudget::global().set_rate(static_cast<uint64_t>(config.scrub_bytes_per_second));
@@ -299,6 +316,8 @@ int main(int argc, char** argv) {
     context.acls = acls.get();
   }
   NativeHandlers native_handlers(native_dispatcher, context, kBrokerVersion);
+  // ReplicaFetch, LeaderEpochEnd, DescribeCluster (native keys 26-28).
+  ReplicationHandlers replication_handlers(native_dispatcher, context);
   Result<std::string> cluster_id = load_or_create_cluster_id(fs, config.data_dir);
   if (!cluster_id.ok()) {
     spdlog::critical("{}", cluster_id.status().message());
@@ -307,7 +326,10 @@ int main(int argc, char** argv) {
   kafka_listener::KafkaContext kafka_context{.broker = context,
                                              .node_id = static_cast<int32_t>(config.node_id),
                                              .advertised = {},
-                                             .cluster_id = *cluster_id};
+                                             // One id for every member of a cluster.
+                                             .cluster_id = clustered
+                                                               ? "spillway-" + config.cluster_name
+                                                               : *cluster_id};
   kafka_listener::KafkaHandlers kafka_handlers(kafka_dispatcher, kafka_context);
 
   if (Status st = server.open(); !st.ok()) {
@@ -339,7 +361,36 @@ int main(int argc, char** argv) {
     // listener) and "kafka SASL_SSL on HOST:PORT" from these lines.
     spdlog::info("{} on {} (advertised {}:{}, node id {}, cluster id {})", planned.name,
                  format_endpoint(bound), advertised.host, advertised.port, config.node_id,
-                 *cluster_id);
+                 kafka_context.cluster_id);
+  }
+  std::unique_ptr<cluster::ClusterNode> cluster_node;
+  if (clustered) {
+    // What other brokers and clients are told: the advertised addresses,
+    // by default the bound ones.
+    cluster::ClusterNode::Addresses addresses;
+    addresses.native = config.cluster_advertised_native.empty()
+                           ? format_endpoint(server.local_endpoint(0))
+                           : config.cluster_advertised_native;
+    for (size_t i = 0; i < listeners->size(); ++i) {
+      if ((*listeners)[i].kafka && kafka_context.advertised[i].port != 0) {
+        addresses.kafka = kafka_context.advertised[i].host + ":" +
+                          std::to_string(kafka_context.advertised[i].port);
+        break;
+      }
+    }
+    cluster_node = std::make_unique<cluster::ClusterNode>(config, topics, fs, cores);
+    if (Status st = cluster_node->start(addresses); !st.ok()) {
+      spdlog::critical("cluster: {}", st.message());
+      return st.code() == ErrorCode::kConfig ? 2 : 1;
+    }
+    context.cluster = &cluster_node->member();
+    context.cluster_admin = cluster_node.get();
+    context.broker_id = static_cast<BrokerId>(config.node_id);
+    cluster_node_ptr = cluster_node.get();
+    // Tests and scripts parse "cluster NAME member N" from this line.
+    spdlog::info("cluster {} member {} (etcd {}, native {}, kafka {})", config.cluster_name,
+                 config.node_id, config.cluster_etcd_endpoints, addresses.native,
+                 addresses.kafka.empty() ? "off" : addresses.kafka);
   }
   std::unique_ptr<MetricsServer> metrics_endpoint;
   if (!config.metrics_listen.empty()) {
@@ -381,6 +432,7 @@ int main(int argc, char** argv) {
                *memory_budget >> 20, config.connection_memory_bytes >> 20,
                config.memory_budget_bytes == 0 ? " (a quarter of the usable memory)" : "");
   server.run();
+  if (cluster_node) cluster_node->stop();  // the lease goes: the others elect new leaders
   topics.close_all();
   cores.stop_sync_threads();  // after the fdatasyncs the closes left queued
   spdlog::info("stopped cleanly");

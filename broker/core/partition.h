@@ -153,6 +153,10 @@ class Partition : public std::enable_shared_from_this<Partition> {
   // core. Without a cluster the role stays kStandalone and none of these
   // is called.
   replication::Role role() const { return role_.load(std::memory_order_acquire); }  // any thread
+  // Before the partition is published (any thread): a member of a cluster
+  // serves nothing (kNone) until the ReplicaManager gives it a role, so no
+  // client can append to it as if it were standalone in between.
+  void start_unassigned() { role_.store(replication::Role::kNone, std::memory_order_release); }
   LeaderEpoch leader_epoch() const { return LeaderEpoch(leader_epoch_.load(std::memory_order_acquire)); }
   void become_leader(replication::LeaderRole role);
   void become_follower(replication::FollowerRole role);

@@ -454,6 +454,14 @@ void Partition::epoch_end(LeaderEpoch requested, LeaderEpoch current, Reply repl
   } else if (Status st = open_epoch_cache(); !st.ok()) {
     r.status = std::move(st);
   } else {
+    // A follower asks itself for the end of its latest epoch with a request
+    // above every epoch (the fetcher's first step after an epoch change);
+    // Kafka's endOffsetFor answers UNDEFINED there, which would make the
+    // follower throw its whole log away. A leader is never asked for an
+    // epoch above its own: current_leader_epoch fences that (above).
+    if (role == replication::Role::kFollower && requested > epochs_->latest_epoch()) {
+      requested = epochs_->latest_epoch();
+    }
     const auto [epoch, end] = epochs_->end_offset_for(requested, log_->log_end_offset());
     r.leader_epoch = epoch;
     r.last_offset = end;

@@ -148,9 +148,12 @@ Result<storage::LogConfig> TopicRegistry::log_config_for(const TopicConfig& conf
 std::shared_ptr<Partition> TopicRegistry::make_partition(
     const Topic& topic, PartitionId id, std::unique_ptr<storage::PartitionLog> log) {
   const bool interval = topic.config.flush_policy == storage::FlushPolicy::kInterval;
-  return std::make_shared<Partition>(
+  auto partition = std::make_shared<Partition>(
       topic.name, id, std::move(log), cores_, owner_of(topic.name, id),
       interval ? config_.flush_interval_ms : 0, config_.producer_id_expiration_ms);
+  // In a cluster the ReplicaManager decides what it is (leader, follower).
+  if (!config_.cluster_etcd_endpoints.empty()) partition->start_unassigned();
+  return partition;
 }
 
 Result<std::shared_ptr<Topic>> TopicRegistry::restore_topic(const std::string& name) {

@@ -93,6 +93,7 @@ void add_group_command(CLI::App& app, int* exit_code);
 // `spillway user create|delete|list`: SCRAM users, through the broker or
 // offline in a stopped broker's data directory (--data-dir).
 void add_user_command(CLI::App& app, int* exit_code);
+void add_cluster_command(CLI::App& app, int* exit_code);
 
 // `spillway acl add|remove|list`: the broker's access control rules.
 void add_acl_command(CLI::App& app, int* exit_code);

@@ -109,11 +109,11 @@ std::vector<AckedRecord> AckedProducer::records() const {
   return records_;
 }
 
-bool AckedProducer::first_ack_after(std::chrono::steady_clock::time_point t,
+bool AckedProducer::first_ack_after(std::chrono::steady_clock::time_point t, int32_t partition,
                                     std::chrono::steady_clock::time_point* at) const {
   std::lock_guard lock(mu_);
   for (const AckedRecord& r : records_) {
-    if (r.acked_at >= t) {
+    if (r.acked_at >= t && r.partition == partition) {
       *at = r.acked_at;
       return true;
     }

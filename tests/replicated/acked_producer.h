@@ -49,9 +49,9 @@ class AckedProducer {
   std::string first_error() const;
   // Every acknowledged record so far (a copy).
   std::vector<AckedRecord> records() const;
-  // The first acknowledgement at or after `t`, or nullopt-like: returns
-  // false when none yet.
-  bool first_ack_after(std::chrono::steady_clock::time_point t,
+  // When the first acknowledgement of partition `partition` at or after
+  // `t` came (false when none yet).
+  bool first_ack_after(std::chrono::steady_clock::time_point t, int32_t partition,
                        std::chrono::steady_clock::time_point* at) const;
 
  private:

@@ -63,9 +63,15 @@ Status ClusterHarness::start_broker(int index) {
             "--threads",
             "2"};
   for (const std::string& a : options_.broker_args) o.args.push_back(a);
+  if (b.native_port != 0) {
+    o.args.insert(o.args.end(), {"--listen", "127.0.0.1:" + std::to_string(b.native_port),
+                                 "--kafka-listen", "127.0.0.1:" + std::to_string(b.kafka_port)});
+  }
   Result<std::unique_ptr<BrokerProcess>> p = BrokerProcess::start(o);
   if (!p.ok()) return p.status();
   b.process = std::move(*p);
+  b.native_port = b.process->port();
+  b.kafka_port = b.process->kafka_port();
   return Status::Ok();
 }
 

@@ -74,6 +74,10 @@ class ClusterHarness {
   struct Broker {
     std::unique_ptr<TempDir> dir;
     std::unique_ptr<BrokerProcess> process;
+    // After the first start: a restart takes the same ports, so clients that
+    // knew the broker find it again (as a real broker keeps its address).
+    uint16_t native_port = 0;
+    uint16_t kafka_port = 0;
   };
   ClusterHarness() = default;
 

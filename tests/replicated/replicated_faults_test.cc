@@ -81,8 +81,9 @@ TEST_F(ReplicatedFaults, LeaderKilledRepeatedly) {
     cluster_->stop_broker(victim, SIGKILL);
     ASSERT_TRUE(wait_acked_more(producer, kBatch)) << producer.first_error();
     std::chrono::steady_clock::time_point first{};
-    if (producer.first_ack_after(killed_at, &first)) {
-      std::printf("[fault-run] failover: first acknowledgement %lld ms after the SIGKILL\n",
+    if (producer.first_ack_after(killed_at, 0, &first)) {
+      std::printf("[fault-run] failover: first acknowledgement of the partition %lld ms after "
+                  "its leader's SIGKILL\n",
                   static_cast<long long>(
                       std::chrono::duration_cast<std::chrono::milliseconds>(first - killed_at)
                           .count()));

@@ -11,6 +11,7 @@
 #include "spillway/acl.h"
 #include "spillway/common/api_versions.h"
 #include "spillway/common/status.h"
+#include "spillway/cluster.h"
 #include "spillway/connection.h"
 #include "spillway/group_description.h"
 #include "spillway/topic_description.h"
@@ -102,6 +103,11 @@ class Admin {
                      int32_t iterations);
   // `mechanism` empty: every mechanism of the user.
   Status delete_user(std::string_view user, std::string_view mechanism = {});
+
+  // The cluster as the connected broker sees it (a replicated cluster only;
+  // a standalone broker answers kInvalidArgument "not a cluster"). Needs
+  // Describe on the cluster.
+  Result<ClusterDescription> describe_cluster();
 
   // ACLs (spillway/acl.h). Whole-call errors: kSecurityDisabled (the
   // broker's authorization is off), kClusterAuthorizationFailed (needs
