@@ -317,5 +317,24 @@ TEST(PartitionReplication, LeaderProposesIsrChangesThroughTheWriter) {
   EXPECT_TRUE(ack.get().status.ok());
 }
 
+// The fetcher's first step after an epoch change asks the follower itself
+// where its latest epoch ends, with an epoch above every epoch. Kafka's
+// endOffsetFor answers UNDEFINED there, and the follower then threw its
+// whole log away (seen in a three-broker run: every follower truncated to
+// offset 0 after each leader change, leaving ISR members with empty logs).
+TEST(PartitionReplication, FollowerAskedAboveItsLatestEpochAnswersTheLatestEpochsEnd) {
+  MemoryFileSystem fs;
+  auto d = open(fs);
+  become_follower(*d, 3);
+  Bytes batches = stored_batch(0, 1, 2, 1);
+  Bytes second = stored_batch(2, 3, 3, 2);
+  batches.insert(batches.end(), second.begin(), second.end());
+  ASSERT_TRUE(append_replicated(*d, batches, /*leader_hw=*/2).status.ok());
+  PartitionReply r = epoch_end(*d, INT32_MAX, -1);
+  ASSERT_TRUE(r.status.ok()) << r.status.to_string();
+  EXPECT_EQ(r.leader_epoch, LeaderEpoch(3));
+  EXPECT_EQ(r.last_offset, Offset(5));
+}
+
 }  // namespace
 }  // namespace spillway::broker
