@@ -51,39 +51,13 @@ Status Partition::not_leader_error() const {
 
 Status Partition::open_epoch_cache() {
   if (epochs_ != nullptr) return Status::Ok();
-  storage::FileSystem& fs = log_->file_system();
+  // Rebuilt from the batch headers when missing or damaged (each batch
+  // carries its epoch); entries outside the log (a crash between a log
+  // change and the file's) dropped.
   Result<std::unique_ptr<storage::LeaderEpochCache>> cache =
-      storage::LeaderEpochCache::open(fs, log_->dir());
-  bool rebuild = false;
-  if (!cache.ok() && cache.status().code() == ErrorCode::kCorruptMessage) {
-    // The batches carry their epochs: the file is rebuilt from them.
-    spdlog::warn("partition {}: leader epoch file damaged ({}); rebuilding it from the log",
-                 log_name_, cache.status().message());
-    if (Status st = fs.remove(log_->dir() + "/" + storage::LeaderEpochCache::kFileName);
-        !st.ok()) {
-      return st;
-    }
-    cache = storage::LeaderEpochCache::open(fs, log_->dir());
-    rebuild = true;
-  }
+      storage::LeaderEpochCache::open_or_rebuild(*log_);
   if (!cache.ok()) return cache.status();
   epochs_ = std::move(*cache);
-  const Offset start = log_->log_start_offset();
-  const Offset end = log_->log_end_offset();
-  if (rebuild || (epochs_->entries().empty() && end > start)) {
-    Status assigned = Status::Ok();
-    Status read = log_->for_each_batch_header(start, [&](const batch::BatchHeader& h) {
-      const LeaderEpoch e(h.partition_leader_epoch);
-      if (assigned.ok() && e > epochs_->latest_epoch()) {
-        assigned = epochs_->assign(e, Offset(h.base_offset));
-      }
-    });
-    return read.ok() ? assigned : read;
-  }
-  if (!epochs_->entries().empty() && epochs_->entries().back().start_offset > end) {
-    // The log lost an unsynced tail in a crash after the epoch was written.
-    return epochs_->truncate_from_end(end);
-  }
   return Status::Ok();
 }
 
@@ -367,6 +341,11 @@ void Partition::append_replicated(std::span<std::byte> batches, std::byte* rente
     Result<storage::AppendResult> appended = log_->append_replicated(batches);
     if (!appended.ok()) {
       Status st = log_->corrupt() ? note_corruption() : appended.status();
+      // Epochs of batches that were not written (all, or those after a
+      // write error part-way) go again.
+      if (Status cut = epochs_->truncate_from_end(log_->log_end_offset()); !cut.ok()) {
+        spdlog::warn("partition {}: leader epoch file: {}", log_name_, cut.message());
+      }
       publish();
       return fail(std::move(st));
     }

@@ -262,9 +262,14 @@ TEST(PartitionReplication, FollowerAppendsTruncatesAndAnswersEpochEnds) {
   ASSERT_TRUE(r.status.ok()) << r.status.to_string();
   EXPECT_EQ(r.last_offset, Offset(1));
   EXPECT_EQ(d->partition().log_end_offset(), Offset(2));
-  r = epoch_end(*d, 3, 3);
+  r = epoch_end(*d, 1, 3);
   EXPECT_EQ(r.leader_epoch, LeaderEpoch(1));
   EXPECT_EQ(r.last_offset, Offset(2));
+  // Newer than any epoch it has: UNDEFINED (Kafka's answer; a leader
+  // always has its own epoch, so a follower never gets it from one).
+  r = epoch_end(*d, 3, 3);
+  EXPECT_EQ(r.leader_epoch, LeaderEpoch(-1));
+  EXPECT_EQ(r.last_offset, kNoOffset);
   // A batch that does not start at the log end is refused.
   EXPECT_FALSE(append_replicated(*d, stored_batch(7, 3, 1, 3), 2).status.ok());
   // Becoming leader: the new epoch starts at the log end.
