@@ -182,6 +182,24 @@ class Partition : public std::enable_shared_from_this<Partition> {
   void epoch_end(LeaderEpoch requested, LeaderEpoch current, Reply reply);
   // The log end offset (follower: where the next fetch starts). Any thread.
   Offset log_end_offset() const { return Offset(log_end_.load(std::memory_order_acquire)); }
+  // Replication gauges for /metrics (any thread): while leading, the
+  // replica and stored-ISR counts and the largest follower lag in records
+  // (leader end minus the follower's last fetch offset); counts of stored
+  // ISR shrinks and expansions while this replica led.
+  struct ReplicationGauges {
+    int32_t replicas = 0;  // 0 when not leading
+    int32_t isr = 0;
+    int64_t max_lag = 0;
+    uint64_t isr_shrinks = 0;
+    uint64_t isr_expands = 0;
+  };
+  ReplicationGauges replication_gauges() const {
+    return {.replicas = gauge_replicas_.load(std::memory_order_relaxed),
+            .isr = gauge_isr_.load(std::memory_order_relaxed),
+            .max_lag = gauge_max_lag_.load(std::memory_order_relaxed),
+            .isr_shrinks = isr_shrinks_.load(std::memory_order_relaxed),
+            .isr_expands = isr_expands_.load(std::memory_order_relaxed)};
+  }
 
   // Reads whole stored batches from `offset` (PartitionLog::read semantics)
   // and replies with the slice and the current offsets.
@@ -310,6 +328,11 @@ class Partition : public std::enable_shared_from_this<Partition> {
   std::vector<IsrWaiter> isr_waiters_;
   std::atomic<replication::Role> role_{replication::Role::kStandalone};
   std::atomic<int32_t> leader_epoch_{-1};
+  std::atomic<int32_t> gauge_replicas_{0};
+  std::atomic<int32_t> gauge_isr_{0};
+  std::atomic<int64_t> gauge_max_lag_{0};
+  std::atomic<uint64_t> isr_shrinks_{0};
+  std::atomic<uint64_t> isr_expands_{0};
   std::atomic<int64_t> log_end_{0};
   std::atomic<int64_t> high_watermark_{0};
   std::atomic<int64_t> log_start_{0};

@@ -92,6 +92,9 @@ void Partition::become_leader(replication::LeaderRole role) {
                 now);
   stored_state_ = role.state;
   min_insync_ = role.min_insync_replicas;
+  gauge_replicas_.store(static_cast<int32_t>(role.replicas.size()), std::memory_order_relaxed);
+  gauge_isr_.store(static_cast<int32_t>(role.state.isr.size()), std::memory_order_relaxed);
+  gauge_max_lag_.store(0, std::memory_order_relaxed);
   isr_proposed_ms_ = 0;
   leader_epoch_.store(epoch.value(), std::memory_order_release);
   role_.store(replication::Role::kLeader, std::memory_order_release);
@@ -117,6 +120,9 @@ void Partition::become_follower(replication::FollowerRole role) {
   replicated_hw_ = std::min(replicated_hw_, log_->log_end_offset());
   leader_epoch_.store(role.leader_epoch.value(), std::memory_order_release);
   role_.store(replication::Role::kFollower, std::memory_order_release);
+  gauge_replicas_.store(0, std::memory_order_relaxed);  // leads nothing: no gauges
+  gauge_isr_.store(0, std::memory_order_relaxed);
+  gauge_max_lag_.store(0, std::memory_order_relaxed);
   spdlog::info("partition {}: follower of broker {} in epoch {}", log_name_, role.leader,
                role.leader_epoch.value());
   wake_all_waiters();  // their reads now answer kNotLeaderOrFollower
@@ -128,6 +134,9 @@ void Partition::become_none() {
   if (closed_) return;
   fail_isr_waiters(not_leader_error());
   role_.store(replication::Role::kNone, std::memory_order_release);
+  gauge_replicas_.store(0, std::memory_order_relaxed);  // leads nothing: no gauges
+  gauge_isr_.store(0, std::memory_order_relaxed);
+  gauge_max_lag_.store(0, std::memory_order_relaxed);
   wake_all_waiters();
   publish();
 }
@@ -146,6 +155,9 @@ void Partition::isr_changed(const cluster::PartitionState& state) {
   // A snapshot that is not newer than what this leader knows says nothing
   // about its write in flight (whose pending members still bound the HW).
   if (leader_.change_in_flight() && state.mod_revision <= stored_state_.mod_revision) return;
+  if (state.isr.size() < stored_state_.isr.size()) isr_shrinks_.fetch_add(1);
+  if (state.isr.size() > stored_state_.isr.size()) isr_expands_.fetch_add(1);
+  gauge_isr_.store(static_cast<int32_t>(state.isr.size()), std::memory_order_relaxed);
   stored_state_ = state;
   leader_.isr_stored(state.isr, steady_ms());
   isr_proposed_ms_ = 0;
@@ -279,6 +291,12 @@ void Partition::replica_read(const replication::ReplicaReadRequest& request, Rep
   }
   publish();  // the HW may move; acks=all waiters answered
   propose_isr_change(now);
+  int64_t max_lag = 0;
+  for (BrokerId id : stored_state_.isr) {
+    const Offset end = leader_.follower_end(id);
+    if (end != kNoOffset) max_lag = std::max(max_lag, log_->log_end_offset().value() - end.value());
+  }
+  gauge_max_lag_.store(max_lag, std::memory_order_relaxed);
   if (request.fetch_offset < log_->high_watermark()) {
     Result<storage::FileSlice> slice = log_->read(request.fetch_offset, request.max_bytes);
     if (!slice.ok()) return fail(log_->corrupt() ? note_corruption() : slice.status());

@@ -46,6 +46,11 @@ void counter(std::string& out, const char* name, const char* help, uint64_t valu
   line(out, "# HELP %s %s\n# TYPE %s counter\n%s %llu\n", name, help, name, name,
        static_cast<unsigned long long>(value));
 }
+// An unlabelled gauge with its HELP and TYPE lines.
+void gauge(std::string& out, const char* name, const char* help, uint64_t value) {
+  line(out, "# HELP %s %s\n# TYPE %s gauge\n%s %llu\n", name, help, name, name,
+       static_cast<unsigned long long>(value));
+}
 }  // namespace
 
 void Metrics::render_latency(std::string& out, const char* protocol, const char* api,
@@ -147,6 +152,42 @@ std::string Metrics::render(const TopicRegistry& topics, const NetworkGauges& ne
     for (const auto& p : topic->partitions) {
       line(out, "spillway_partition_corrupt{topic=\"%s\",partition=\"%d\"} %d\n",
            topic->name.c_str(), p->index().value(), p->corrupt() ? 1 : 0);
+    }
+  }
+  // Replication (docs/replication.md): what this broker leads.
+  {
+    uint64_t led = 0;
+    uint64_t under = 0;
+    uint64_t shrinks = 0;
+    uint64_t expands = 0;
+    for (const auto& topic : all) {
+      for (const auto& p : topic->partitions) {
+        const Partition::ReplicationGauges g = p->replication_gauges();
+        shrinks += g.isr_shrinks;
+        expands += g.isr_expands;
+        if (g.replicas == 0) continue;
+        ++led;
+        if (g.isr < g.replicas) ++under;
+      }
+    }
+    gauge(out, "spillway_leader_partitions", "Partitions this broker leads (in a cluster).", led);
+    gauge(out, "spillway_under_replicated_partitions",
+          "Partitions this broker leads whose ISR is smaller than their replica set.", under);
+    counter(out, "spillway_isr_shrinks_total",
+            "ISR shrinks stored while this broker led the partition.", shrinks);
+    counter(out, "spillway_isr_expands_total",
+            "ISR expansions stored while this broker led the partition.", expands);
+    out +=
+        "# HELP spillway_partition_replica_lag_records Largest lag of an in-sync follower behind "
+        "this leader's log end, in records (partitions this broker leads).\n"
+        "# TYPE spillway_partition_replica_lag_records gauge\n";
+    for (const auto& topic : all) {
+      for (const auto& p : topic->partitions) {
+        const Partition::ReplicationGauges g = p->replication_gauges();
+        if (g.replicas == 0) continue;
+        line(out, "spillway_partition_replica_lag_records{topic=\"%s\",partition=\"%d\"} %lld\n",
+             topic->name.c_str(), p->index().value(), static_cast<long long>(g.max_lag));
+      }
     }
   }
   const ScrubBudget& scrub = ScrubBudget::global();

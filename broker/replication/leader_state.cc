@@ -2,6 +2,7 @@
 #include "replication/leader_state.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <utility>
 
 namespace spillway::broker::replication {
@@ -104,10 +105,20 @@ std::optional<std::vector<BrokerId>> LeaderState::propose_isr_change(int64_t now
   return kept;
 }
 
+// Older than any lag period, whatever the clock's origin.
+constexpr int64_t kNeverCaughtUp = INT64_MIN / 2;
+
 void LeaderState::isr_stored(std::vector<BrokerId> isr, int64_t now_ms) {
   for (BrokerId id : isr) {
     if (contains(isr_, id)) continue;
     if (Follower* f = find(id)) f->last_caught_up_ms = std::max(f->last_caught_up_ms, now_ms);
+  }
+  // A member removed (by this leader, or by the controller because its
+  // broker is gone) joins again only after it fetched and caught up since:
+  // what the leader knew of it before says nothing about a dead broker.
+  for (BrokerId id : isr_) {
+    if (contains(isr, id)) continue;
+    if (Follower* f = find(id)) f->last_caught_up_ms = kNeverCaughtUp;
   }
   isr_ = std::move(isr);
   if (!contains(isr_, self_)) isr_.push_back(self_);

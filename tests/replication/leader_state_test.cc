@@ -130,5 +130,23 @@ TEST_F(LeaderStateTest, UnknownReplicasAreIgnored) {
   EXPECT_EQ(state.follower_end(7), kNoOffset);
 }
 
+// The controller removes a dead broker from the ISR on its own (its key is
+// gone). The leader must not add it back from what it knew before the
+// removal: seen in a three-broker run as 47 shrinks and 46 expansions in
+// ten seconds, the leader and the controller undoing each other's write
+// until the dead broker's last catch-up was older than the lag time.
+TEST_F(LeaderStateTest, AReplicaRemovedFromTheIsrReturnsOnlyAfterFetchingAgain) {
+  state.record_fetch(2, Offset(10), Offset(10), 100);
+  state.record_fetch(3, Offset(10), Offset(10), 100);
+  EXPECT_TRUE(state.update_high_watermark(Offset(10)));
+  state.isr_stored({1, 2}, 200);  // the controller's removal of 3
+  EXPECT_FALSE(state.propose_isr_change(300).has_value());
+  // 3 comes back and fetches: it may join again.
+  state.record_fetch(3, Offset(10), Offset(10), 400);
+  std::optional<Isr> change = state.propose_isr_change(400);
+  ASSERT_TRUE(change.has_value());
+  EXPECT_EQ(*change, (Isr{1, 2, 3}));
+}
+
 }  // namespace
 }  // namespace spillway::broker::replication
