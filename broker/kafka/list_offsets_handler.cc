@@ -30,6 +30,7 @@ struct ListOffsetsState final : ExchangeState {
     int64_t timestamp;
     int64_t offset;
     int64_t next;  // where the scan reads next
+    int32_t epoch = 0;  // the partition's leader epoch (0 on a standalone broker)
   };
 
   Exchange* exchange = nullptr;
@@ -57,7 +58,7 @@ void respond_list_offsets(ListOffsetsState& st) {
     p.error_code = e.error;
     p.timestamp = e.timestamp;
     p.offset = e.offset;
-    p.leader_epoch = e.error == kafka::errors::kNone ? 0 : -1;
+    p.leader_epoch = e.error == kafka::errors::kNone ? e.epoch : -1;
     st.partitions.push_back(p);
   }
   size_t e = 0;
@@ -233,7 +234,13 @@ void ListOffsetsHandler::handle(Exchange& exchange) {
         continue;
       }
       std::shared_ptr<Partition> log = topic->partitions[static_cast<size_t>(p.partition_index)];
-      if (log->corrupt()) {
+      const replication::Role role = log->role();
+      if (role == replication::Role::kLeader) e.epoch = log->leader_epoch().value();
+      if (role == replication::Role::kFollower || role == replication::Role::kNone) {
+        // In a cluster only the leader answers (its high watermark is the
+        // replicated one).
+        e.error = kafka_error(ErrorCode::kNotLeaderOrFollower);
+      } else if (log->corrupt()) {
         e.error = kafka_read_error(ErrorCode::kCorruptMessage);
       } else if (p.timestamp == kafka::kListOffsetsEarliest) {
         e.offset = log->log_start_offset().value();
