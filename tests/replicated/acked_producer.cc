@@ -75,6 +75,10 @@ void AckedProducer::run() {
       if (first_error_.empty()) first_error_ = rd_kafka_err2str(err);
       continue;
     }
+    {
+      std::lock_guard lock(mu_);
+      sent_at_.push_back(std::chrono::steady_clock::now());
+    }
     ++i;
     rd_kafka_poll(rk_, 0);
   }
@@ -95,6 +99,9 @@ void AckedProducer::on_delivery(rd_kafka_t*, const rd_kafka_message_t* m, void* 
   r.value.assign(static_cast<const char*>(m->payload), m->len);
   r.acked_at = std::chrono::steady_clock::now();
   std::lock_guard lock(self->mu_);
+  const size_t colon = r.value.rfind(':');
+  const size_t seq = colon == std::string::npos ? 0 : std::stoull(r.value.substr(colon + 1));
+  if (seq < self->sent_at_.size()) r.sent_at = self->sent_at_[seq];
   self->records_.push_back(std::move(r));
   self->acked_count_.fetch_add(1);
 }
@@ -112,13 +119,14 @@ std::vector<AckedRecord> AckedProducer::records() const {
 bool AckedProducer::first_ack_after(std::chrono::steady_clock::time_point t, int32_t partition,
                                     std::chrono::steady_clock::time_point* at) const {
   std::lock_guard lock(mu_);
+  bool found = false;
   for (const AckedRecord& r : records_) {
-    if (r.acked_at >= t && r.partition == partition) {
+    if (r.sent_at >= t && r.partition == partition && (!found || r.acked_at < *at)) {
       *at = r.acked_at;
-      return true;
+      found = true;
     }
   }
-  return false;
+  return found;
 }
 
 }  // namespace spillway::testing

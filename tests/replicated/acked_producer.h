@@ -25,6 +25,7 @@ struct AckedRecord {
   int64_t offset = 0;
   std::string key;
   std::string value;
+  std::chrono::steady_clock::time_point sent_at;  // handed to librdkafka
   std::chrono::steady_clock::time_point acked_at;
 };
 
@@ -49,8 +50,10 @@ class AckedProducer {
   std::string first_error() const;
   // Every acknowledged record so far (a copy).
   std::vector<AckedRecord> records() const;
-  // When the first acknowledgement of partition `partition` at or after
-  // `t` came (false when none yet).
+  // When the first acknowledgement came of a record of partition
+  // `partition` sent at or after `t` (false when none yet): a failover's
+  // length seen by the producer, without the acknowledgements already in
+  // flight at `t`.
   bool first_ack_after(std::chrono::steady_clock::time_point t, int32_t partition,
                        std::chrono::steady_clock::time_point* at) const;
 
@@ -67,6 +70,7 @@ class AckedProducer {
   std::atomic<int64_t> failed_{0};
   mutable std::mutex mu_;
   std::vector<AckedRecord> records_;  // under mu_
+  std::vector<std::chrono::steady_clock::time_point> sent_at_;  // by sequence, under mu_
   std::string first_error_;           // under mu_
 };
 
