@@ -708,15 +708,20 @@ class Link : public std::enable_shared_from_this<Link> {
   // The errors a leader answers a partition with, either request.
   void refused(Followed& f, ErrorCode code, std::string_view message) {
     switch (code) {
-      case ErrorCode::kNotLeaderOrFollower:
       case ErrorCode::kFencedLeaderEpoch:
         // The assignment this fetcher has is out of date: the
         // ReplicaManager gives a new one.
         stop_partition(f, code, message);
         break;
       default:
-        // kUnknownLeaderEpoch (the leader has not seen the new epoch yet),
-        // a missing topic while the leader catches up, storage errors.
+        // kNotLeaderOrFollower and kUnknownLeaderEpoch: the leader has not
+        // applied the snapshot that makes it leader yet (a follower's first
+        // fetch often arrives first; stopping there left followers that
+        // never fetched, an ISR that shrank below min.insync.replicas and
+        // a partition that accepted no acks=all write until a restart). If
+        // it really is not the leader, the ReplicaManager replaces this
+        // assignment. Also a missing topic while the leader catches up,
+        // storage errors.
         delay(f, code);
         break;
     }

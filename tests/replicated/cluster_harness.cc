@@ -146,6 +146,24 @@ bool ClusterHarness::wait_for(const std::string& topic,
   return false;
 }
 
+std::string ClusterHarness::report(const std::string& topic) const {
+  std::string out = "metadata of " + topic + ":\n";
+  std::vector<PartitionView> view = describe(topic);
+  for (size_t p = 0; p < view.size(); ++p) {
+    out += "  partition " + std::to_string(p) + " leader " + std::to_string(view[p].leader) +
+           " isr";
+    for (int32_t id : view[p].isr) out += " " + std::to_string(id);
+    out += "\n";
+  }
+  for (size_t i = 0; i < brokers_.size(); ++i) {
+    if (!brokers_[i].process) continue;
+    std::string log = brokers_[i].process->log();
+    if (log.size() > 6000) log = log.substr(log.size() - 6000);
+    out += "---- broker " + std::to_string(id_of(static_cast<int>(i))) + " ----\n" + log;
+  }
+  return out;
+}
+
 Status ClusterHarness::create_topic(const std::string& topic, int partitions, int replication,
                                     const std::vector<std::pair<std::string, std::string>>& configs) {
   rd_kafka_t* rk = new_client(bootstrap());

@@ -66,6 +66,10 @@ class ClusterHarness {
   bool wait_for(const std::string& topic, const std::function<bool(const PartitionView&)>& ok,
                 std::chrono::milliseconds guard = std::chrono::seconds(60)) const;
 
+  // For a failure message: the topic's metadata and the end of every
+  // running broker's log.
+  std::string report(const std::string& topic) const;
+
   // Creates `topic` through librdkafka's admin API.
   Status create_topic(const std::string& topic, int partitions, int replication,
                       const std::vector<std::pair<std::string, std::string>>& configs = {});

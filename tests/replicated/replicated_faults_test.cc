@@ -87,7 +87,8 @@ TEST_F(ReplicatedFaults, LeaderKilledRepeatedly) {
            std::chrono::steady_clock::now() < guard) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
-    ASSERT_TRUE(producer.first_ack_after(killed_at, 0, &first)) << producer.first_error();
+    ASSERT_TRUE(producer.first_ack_after(killed_at, 0, &first))
+        << producer.first_error() << "\n" << cluster_->report(topic);
     std::printf("[fault-run] failover: the first record sent after the leader's SIGKILL was "
                 "acknowledged %lld ms after it\n",
                 static_cast<long long>(

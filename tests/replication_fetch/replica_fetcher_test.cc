@@ -287,6 +287,27 @@ TEST_F(ReplicaFetcherTest, ANewerEpochThanTheLeaderKnowsIsRetried) {
   EXPECT_EQ(fp_->log_end_offset(), Offset(2));
 }
 
+// A follower's first fetch often reaches the new leader before the leader
+// applied the snapshot that makes it leader. The fetcher used to stop
+// there for good: in a three-broker run followers never fetched, the ISR
+// shrank below min.insync.replicas and the partition took no acks=all
+// write until a broker restarted.
+TEST_F(ReplicaFetcherTest, ALeaderThatHasNotTakenOverYetIsRetried) {
+  lead(*lp_, 1);
+  ASSERT_TRUE(append(*lp_, 2, "a").status.ok());
+  on_owner(*lp_, [&] { lp_->become_none(); });
+  follow(*fp_, 1);
+  fetcher_->add_partition(fp_, kLeader, leader_->address(), LeaderEpoch(1));
+  ASSERT_TRUE(events_.wait_for([](const auto& events) {
+    return std::count_if(events.begin(), events.end(), [](const Events::Seen& s) {
+             return s.error == ErrorCode::kNotLeaderOrFollower;
+           }) >= 2;
+  }));
+  lead(*lp_, 1);
+  ASSERT_TRUE(caught_up());
+  EXPECT_EQ(fp_->log_end_offset(), Offset(2));
+}
+
 TEST_F(ReplicaFetcherTest, ALeaderAtAnotherAddressGetsANewLink) {
   lead(*lp_, 1);
   follow(*fp_, 1);
