@@ -708,15 +708,20 @@ class Link : public std::enable_shared_from_this<Link> {
   // The errors a leader answers a partition with, either request.
   void refused(Followed& f, ErrorCode code, std::string_view message) {
     switch (code) {
-      case ErrorCode::kNotLeaderOrFollower:
       case ErrorCode::kFencedLeaderEpoch:
-        // The assignment this fetcher has is out of date: the
-        // ReplicaManager gives a new one.
+        // The leader is in a later epoch: the assignment this fetcher has
+        // is out of date, and the ReplicaManager gives a new one.
         stop_partition(f, code, message);
         break;
       default:
-        // kUnknownLeaderEpoch (the leader has not seen the new epoch yet),
-        // a missing topic while the leader catches up, storage errors.
+        // kNotLeaderOrFollower: the broker the snapshot names as leader
+        // has not applied that snapshot yet (a new topic, a new term), or
+        // it has moved on and the ReplicaManager will reassign us; Kafka's
+        // follower backs off and retries too. Stopping here stopped the
+        // partition for good when this follower was the quicker one, as
+        // the ReplicaManager reapplies nothing for an unchanged leader and
+        // epoch. kUnknownLeaderEpoch (the leader has not seen the new epoch
+        // yet), a missing topic while the leader catches up, storage errors.
         delay(f, code);
         break;
     }
