@@ -23,7 +23,10 @@ rd_kafka_t* new_client(const std::string& bootstrap) {
 Result<std::unique_ptr<ClusterHarness>> ClusterHarness::start(Options options) {
   std::unique_ptr<ClusterHarness> h(new ClusterHarness());
   h->options_ = options;
-  Result<std::unique_ptr<EtcdCluster>> etcd = EtcdCluster::start(options.etcd_members);
+  EtcdCluster::Options etcd_options;
+  etcd_options.members = options.etcd_members;
+  etcd_options.client_host = options.etcd_client_host;
+  Result<std::unique_ptr<EtcdCluster>> etcd = EtcdCluster::start(etcd_options);
   if (!etcd.ok()) return etcd.status();
   h->etcd_ = std::move(*etcd);
   h->brokers_.resize(static_cast<size_t>(options.brokers));
@@ -63,10 +66,15 @@ Status ClusterHarness::start_broker(int index) {
             "--threads",
             "2"};
   for (const std::string& a : options_.broker_args) o.args.push_back(a);
-  if (b.native_port != 0) {
-    o.args.insert(o.args.end(), {"--listen", "127.0.0.1:" + std::to_string(b.native_port),
-                                 "--kafka-listen", "127.0.0.1:" + std::to_string(b.kafka_port)});
+  const size_t i = static_cast<size_t>(index);
+  const std::string host = i < options_.broker_hosts.size() && !options_.broker_hosts[i].empty()
+                               ? options_.broker_hosts[i]
+                               : "127.0.0.1";
+  if (i < options_.broker_netns.size() && !options_.broker_netns[i].empty()) {
+    o.command_prefix = {"ip", "netns", "exec", options_.broker_netns[i]};
   }
+  o.args.insert(o.args.end(), {"--listen", host + ":" + std::to_string(b.native_port),
+                               "--kafka-listen", host + ":" + std::to_string(b.kafka_port)});
   Result<std::unique_ptr<BrokerProcess>> p = BrokerProcess::start(o);
   if (!p.ok()) return p.status();
   b.process = std::move(*p);

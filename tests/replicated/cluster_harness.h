@@ -34,6 +34,14 @@ class ClusterHarness {
     int64_t lease_ttl_ms = 2'000;
     int64_t replica_lag_time_max_ms = 3'000;
     std::vector<std::string> broker_args;  // added to every broker's flags
+    // For the partition runs (partition_faults_test.cc): etcd also listens
+    // on etcd_client_host and the brokers reach it there; broker i listens
+    // (and so advertises) on broker_hosts[i] and runs in the network
+    // namespace broker_netns[i]. Empty or missing = 127.0.0.1 and this
+    // process's namespace.
+    std::string etcd_client_host;
+    std::vector<std::string> broker_hosts;
+    std::vector<std::string> broker_netns;
   };
 
   static Result<std::unique_ptr<ClusterHarness>> start(Options options);

@@ -45,7 +45,9 @@ Result<pid_t> spawn(const std::string& binary, const std::vector<std::string>& a
   for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
   pid_t pid = -1;
-  const int rc = posix_spawn(&pid, binary.c_str(), &actions, nullptr, argv.data(), environ);
+  // posix_spawnp: a binary given with a '/' is taken as is, a bare name
+  // (a command prefix such as "ip") is searched in PATH.
+  const int rc = posix_spawnp(&pid, binary.c_str(), &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) {
     return Status(ErrorCode::kIoError, "cannot start " + binary + ": " + std::strerror(rc));
@@ -177,7 +179,13 @@ Result<std::unique_ptr<BrokerProcess>> BrokerProcess::start(Options options) {
     args.insert(args.end(), {"--data-dir", broker->data_dir_.string()});
   }
   args.insert(args.end(), options.args.begin(), options.args.end());
-  Result<pid_t> pid = spawn(broker_binary(), args, broker->log_path_);
+  std::string binary = broker_binary();
+  if (!options.command_prefix.empty()) {
+    args.insert(args.begin(), binary);
+    args.insert(args.begin(), options.command_prefix.begin() + 1, options.command_prefix.end());
+    binary = options.command_prefix.front();
+  }
+  Result<pid_t> pid = spawn(binary, args, broker->log_path_);
   if (!pid.ok()) return pid.status();
   broker->pid_ = *pid;
 

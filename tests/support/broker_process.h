@@ -66,6 +66,10 @@ class BrokerProcess {
     bool default_listen = true;    // adds --listen 127.0.0.1:0
     bool default_data_dir = true;  // adds --data-dir <temporary directory>
     std::chrono::milliseconds start_timeout{30'000};
+    // A command the broker runs under, e.g. {"ip", "netns", "exec", NAME}
+    // (searched in PATH); it must exec the broker in its own process, so
+    // that pid() is the broker's. Empty = the broker itself.
+    std::vector<std::string> command_prefix;
   };
 
   // Starts the broker and returns once its log says "listening on". Error

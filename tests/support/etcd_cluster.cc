@@ -167,6 +167,11 @@ std::string EtcdCluster::initial_cluster() const {
 Status EtcdCluster::spawn(int member) {
   Member& m = members_[static_cast<size_t>(member)];
   std::string client_url = "http://127.0.0.1:" + std::to_string(m.client_port);
+  std::string listen_client_urls = client_url;
+  if (!options_.client_host.empty()) {
+    client_url = "http://" + options_.client_host + ":" + std::to_string(m.client_port);
+    listen_client_urls += "," + client_url;
+  }
   std::string peer_url = "http://127.0.0.1:" + std::to_string(m.peer_port);
   std::vector<std::string> args = {
       options_.binary,
@@ -175,7 +180,7 @@ Status EtcdCluster::spawn(int member) {
       "--data-dir",
       m.data_dir.string(),
       "--listen-client-urls",
-      client_url,
+      listen_client_urls,
       "--advertise-client-urls",
       client_url,
       "--listen-peer-urls",
@@ -339,7 +344,8 @@ Result<std::string> EtcdCluster::post(int member, std::string_view path, std::st
 }
 
 std::string EtcdCluster::endpoint(int member) const {
-  return "http://127.0.0.1:" + std::to_string(members_[static_cast<size_t>(member)].client_port);
+  const std::string host = options_.client_host.empty() ? "127.0.0.1" : options_.client_host;
+  return "http://" + host + ":" + std::to_string(members_[static_cast<size_t>(member)].client_port);
 }
 
 std::vector<std::string> EtcdCluster::endpoint_list() const {

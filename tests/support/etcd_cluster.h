@@ -25,6 +25,10 @@ class EtcdCluster {
     int members = 1;
     std::string binary = "/usr/bin/etcd";
     std::chrono::milliseconds start_timeout{60'000};
+    // Clients reach the members at this address too (etcd listens on it as
+    // well as on 127.0.0.1) and endpoints() names it: for brokers in
+    // another network namespace. Empty = 127.0.0.1 only.
+    std::string client_host;
   };
 
   // Starts the members and returns once every one answers /health. Ports
@@ -43,10 +47,12 @@ class EtcdCluster {
   EtcdCluster& operator=(const EtcdCluster&) = delete;
 
   int size() const { return static_cast<int>(members_.size()); }
-  // "http://127.0.0.1:P,http://127.0.0.1:Q,..." in member order.
+  // "http://127.0.0.1:P,http://127.0.0.1:Q,..." in member order (the
+  // client_host instead of 127.0.0.1 when it is set).
   std::string endpoints() const;
   std::vector<std::string> endpoint_list() const;
   std::string endpoint(int member) const;
+  int client_port(int member) const { return members_[static_cast<size_t>(member)].client_port; }
 
   // SIGKILL and reap.
   void kill_member(int member);
