@@ -265,11 +265,13 @@ TEST(PartitionReplication, FollowerAppendsTruncatesAndAnswersEpochEnds) {
   r = epoch_end(*d, 1, 3);
   EXPECT_EQ(r.leader_epoch, LeaderEpoch(1));
   EXPECT_EQ(r.last_offset, Offset(2));
-  // Newer than any epoch it has: UNDEFINED (Kafka's answer; a leader
-  // always has its own epoch, so a follower never gets it from one).
+  // Newer than any epoch it has: a follower answers its latest epoch's end
+  // (the fetcher asks itself this way; Kafka's UNDEFINED here made it
+  // throw its log away). A leader always has its own epoch, so one is
+  // never asked above it.
   r = epoch_end(*d, 3, 3);
-  EXPECT_EQ(r.leader_epoch, LeaderEpoch(-1));
-  EXPECT_EQ(r.last_offset, kNoOffset);
+  EXPECT_EQ(r.leader_epoch, LeaderEpoch(1));
+  EXPECT_EQ(r.last_offset, Offset(2));
   // A batch that does not start at the log end is refused.
   EXPECT_FALSE(append_replicated(*d, stored_batch(7, 3, 1, 3), 2).status.ok());
   // Becoming leader: the new epoch starts at the log end.
