@@ -27,11 +27,13 @@ constexpr int64_t kAdminWaitMs = 10'000;
 
 }  // namespace
 
-ClusterNode::ClusterNode(const BrokerConfig& config, TopicRegistry& topics,
-                         storage::FileSystem& fs, CoreSet& cores)
+ClusterNode::ClusterNode(const BrokerConfig& config, TopicRegistry& topics, storage::FileSystem& fs,
+                         CoreSet& cores)
     : config_(config), topics_(topics), fs_(fs), cores_(cores), work_(io_.get_executor()) {}
 
-ClusterNode::~ClusterNode() { stop(); }
+ClusterNode::~ClusterNode() {
+  stop();
+}
 
 Status ClusterNode::start(const Addresses& addresses) {
   const std::vector<std::string> endpoints =
@@ -85,11 +87,11 @@ Status ClusterNode::start_member(const MemberOptions& options) {
     member_->start([ready](Status st) { ready->set_value(std::move(st)); });
   });
   const auto wait = std::chrono::milliseconds(3 * config_.cluster_lease_ttl_ms + 5'000);
-  Status result = started.wait_for(wait) == std::future_status::ready
-                      ? started.get()
-                      : Status(ErrorCode::kCoordinationUnavailable,
-                               "etcd (" + config_.cluster_etcd_endpoints +
-                                   ") did not answer in time");
+  Status result =
+      started.wait_for(wait) == std::future_status::ready
+          ? started.get()
+          : Status(ErrorCode::kCoordinationUnavailable,
+                   "etcd (" + config_.cluster_etcd_endpoints + ") did not answer in time");
   if (!result.ok()) {
     auto gone = std::make_shared<std::promise<void>>();
     std::future<void> destroyed = gone->get_future();
@@ -152,20 +154,20 @@ void ClusterNode::create_topic(NewTopic topic, asio::any_io_executor executor,
   }
   asio::post(io_, [this, topic = std::move(topic), executor, done = std::move(done)]() mutable {
     std::string name = topic.name;
-    member_->create_topic(std::move(topic), [this, name, executor,
-                                              done = std::move(done)](Status st) mutable {
-      if (!st.ok()) {
-        asio::post(executor, [done = std::move(done), st = std::move(st)]() mutable {
-          done(std::move(st));
+    member_->create_topic(
+        std::move(topic), [this, name, executor, done = std::move(done)](Status st) mutable {
+          if (!st.ok()) {
+            asio::post(executor, [done = std::move(done), st = std::move(st)]() mutable {
+              done(std::move(st));
+            });
+            return;
+          }
+          wait_for(Waiter{.topic = name,
+                          .present = true,
+                          .deadline_ms = now_ms() + kAdminWaitMs,
+                          .executor = executor,
+                          .done = std::move(done)});
         });
-        return;
-      }
-      wait_for(Waiter{.topic = name,
-                      .present = true,
-                      .deadline_ms = now_ms() + kAdminWaitMs,
-                      .executor = executor,
-                      .done = std::move(done)});
-    });
   });
 }
 
@@ -174,9 +176,8 @@ void ClusterNode::delete_topic(std::string name, asio::any_io_executor executor,
   asio::post(io_, [this, name = std::move(name), executor, done = std::move(done)]() mutable {
     member_->delete_topic(name, [this, name, executor, done = std::move(done)](Status st) mutable {
       if (!st.ok()) {
-        asio::post(executor, [done = std::move(done), st = std::move(st)]() mutable {
-          done(std::move(st));
-        });
+        asio::post(executor,
+                   [done = std::move(done), st = std::move(st)]() mutable { done(std::move(st)); });
         return;
       }
       wait_for(Waiter{.topic = name,
@@ -201,8 +202,7 @@ void ClusterNode::prepare_stop(std::function<void()> done) {
                                    if (st.ok()) {
                                      spdlog::info("cluster: controlled shutdown: leads nothing");
                                    } else {
-                                     spdlog::warn("cluster: controlled shutdown: {}",
-                                                  st.message());
+                                     spdlog::warn("cluster: controlled shutdown: {}", st.message());
                                    }
                                    done();
                                  });

@@ -44,9 +44,9 @@ Offset Partition::visible_end() const {
 }
 
 Status Partition::not_leader_error() const {
-  return Status(ErrorCode::kNotLeaderOrFollower,
-                "this broker does not lead partition " + std::to_string(index_.value()) +
-                    " of topic " + topic_);
+  return Status(ErrorCode::kNotLeaderOrFollower, "this broker does not lead partition " +
+                                                     std::to_string(index_.value()) + " of topic " +
+                                                     topic_);
 }
 
 Status Partition::open_epoch_cache() {
@@ -254,10 +254,10 @@ void Partition::replica_read(const replication::ReplicaReadRequest& request, Rep
   auto seen = std::find_if(broker_epochs_.begin(), broker_epochs_.end(),
                            [&](const auto& e) { return e.first == request.replica; });
   if (seen != broker_epochs_.end() && request.broker_epoch < seen->second) {
-    return fail(Status(ErrorCode::kStaleBrokerEpoch,
-                       "broker " + std::to_string(request.replica) + " epoch " +
-                           std::to_string(request.broker_epoch) + " is older than " +
-                           std::to_string(seen->second)));
+    return fail(
+        Status(ErrorCode::kStaleBrokerEpoch, "broker " + std::to_string(request.replica) +
+                                                 " epoch " + std::to_string(request.broker_epoch) +
+                                                 " is older than " + std::to_string(seen->second)));
   }
   if (request.current_leader_epoch < leader_epoch()) {
     return fail(Status(ErrorCode::kFencedLeaderEpoch,
@@ -285,9 +285,9 @@ void Partition::replica_read(const replication::ReplicaReadRequest& request, Rep
   // Its fetch offset is what it has; the leader's end here is what this
   // leader can serve (its durable end under `durable`).
   if (!leader_.record_fetch(request.replica, request.fetch_offset, log_->high_watermark(), now)) {
-    return fail(Status(ErrorCode::kNotLeaderOrFollower,
-                       "broker " + std::to_string(request.replica) + " is not a replica of " +
-                           log_name_));
+    return fail(
+        Status(ErrorCode::kNotLeaderOrFollower,
+               "broker " + std::to_string(request.replica) + " is not a replica of " + log_name_));
   }
   publish();  // the HW may move; acks=all waiters answered
   propose_isr_change(now);
@@ -385,10 +385,10 @@ void Partition::append_replicated(std::span<std::byte> batches, std::byte* rente
       log_->durable_offset() < log_->log_end_offset()) {
     // Under `durable` the follower's fetch offset counts toward the
     // leader's HW, so it must be synced: answered after the fdatasync.
-    durable_waiters_.push_back(DurableWaiter{
-        .last_offset = Offset(log_->log_end_offset().value() - 1),
-        .reply = std::move(reply),
-        .result = std::move(r)});
+    durable_waiters_.push_back(
+        DurableWaiter{.last_offset = Offset(log_->log_end_offset().value() - 1),
+                      .reply = std::move(reply),
+                      .result = std::move(r)});
     if (!flushing_) start_flush();
     publish();
     return;

@@ -207,12 +207,12 @@ void DeleteTopicsHandler::handle(Exchange& exchange) {
   }
   std::string name(request->name);
   if (context_.cluster_admin != nullptr) {
-    context_.cluster_admin->delete_topic(
-        name, exchange.executor(),
-        [ex = &exchange, keep = exchange.keep_alive(), offsets = &context_.offsets, name](Status st) {
-          if (st.ok()) offsets->forget_topic(name);
-          ex->finish(st);
-        });
+    context_.cluster_admin->delete_topic(name, exchange.executor(),
+                                         [ex = &exchange, keep = exchange.keep_alive(),
+                                          offsets = &context_.offsets, name](Status st) {
+                                           if (st.ok()) offsets->forget_topic(name);
+                                           ex->finish(st);
+                                         });
     return;
   }
   Status st = context_.topics.remove(

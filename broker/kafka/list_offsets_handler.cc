@@ -29,7 +29,7 @@ struct ListOffsetsState final : ExchangeState {
     int16_t error;
     int64_t timestamp;
     int64_t offset;
-    int64_t next;  // where the scan reads next
+    int64_t next;       // where the scan reads next
     int32_t epoch = 0;  // the partition's leader epoch (0 on a standalone broker)
   };
 

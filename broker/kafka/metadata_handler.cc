@@ -273,8 +273,9 @@ void MetadataHandler::respond_cluster(Exchange& exchange, const kafka::MetadataR
     st.brokers.push_back({.node_id = id,
                           .host = host,
                           .port = port,
-                          .rack = broker.rack.empty() ? std::nullopt
-                                                      : std::optional<std::string_view>(broker.rack)});
+                          .rack = broker.rack.empty()
+                                      ? std::nullopt
+                                      : std::optional<std::string_view>(broker.rack)});
   }
   Response response;
   response.brokers = st.brokers;

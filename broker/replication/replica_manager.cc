@@ -178,7 +178,9 @@ void ReplicaManager::apply_partition(const cluster::ClusterSnapshot& snapshot,
     }
     return;
   }
-  applied = Applied{.role = role, .leader = leader, .leader_epoch = epoch,
+  applied = Applied{.role = role,
+                    .leader = leader,
+                    .leader_epoch = epoch,
                     .mod_revision = state ? state->mod_revision : 0};
   switch (role) {
     case Role::kLeader: {
@@ -200,11 +202,11 @@ void ReplicaManager::apply_partition(const cluster::ClusterSnapshot& snapshot,
       };
       spdlog::info("cluster: leading {}-{} in epoch {} (ISR {} of {} replica(s))", topic.name,
                    index, epoch, state->isr.size(), replicas.size());
-      post_task(partition->owner(), [partition, lead = std::move(lead),
-                                     writer = std::move(writer)]() mutable {
-        partition->set_isr_writer(std::move(writer));
-        partition->become_leader(std::move(lead));
-      });
+      post_task(partition->owner(),
+                [partition, lead = std::move(lead), writer = std::move(writer)]() mutable {
+                  partition->set_isr_writer(std::move(writer));
+                  partition->become_leader(std::move(lead));
+                });
       break;
     }
     case Role::kFollower: {

@@ -43,8 +43,10 @@ int describe(const ClusterCommandOptions& o) {
   size_t under = 0;
   size_t offline = 0;
   for (const ClusterPartition& p : cluster->partitions) {
-    if (p.offline) ++offline;
-    else if (p.under_replicated()) ++under;
+    if (p.offline)
+      ++offline;
+    else if (p.under_replicated())
+      ++under;
   }
   std::printf("controller: %s (epoch %lld)\n",
               cluster->controller_id < 0 ? "none" : std::to_string(cluster->controller_id).c_str(),
@@ -71,7 +73,8 @@ int describe(const ClusterCommandOptions& o) {
 
 void add_cluster_command(CLI::App& app, int* exit_code) {
   auto o = std::make_shared<ClusterCommandOptions>();
-  CLI::App* cluster = app.add_subcommand("cluster", "a replicated cluster's brokers and partitions");
+  CLI::App* cluster =
+      app.add_subcommand("cluster", "a replicated cluster's brokers and partitions");
   cluster->require_subcommand(1);
   CLI::App* describe_cmd = cluster->add_subcommand(
       "describe", "brokers, controller, under-replicated and offline partitions");

@@ -8,10 +8,9 @@ namespace spillway {
 Result<ClusterDescription> Admin::describe_cluster() {
   Result<std::vector<std::byte>> body =
       wire::channel_of(connection_)
-          .call(frame::ApiKey::kDescribeCluster, messages::kDescribeClusterVersion,
-                [&](WriteBuffer& out) {
-                  return messages::encode_describe_cluster_request({}, out);
-                });
+          .call(
+              frame::ApiKey::kDescribeCluster, messages::kDescribeClusterVersion,
+              [&](WriteBuffer& out) { return messages::encode_describe_cluster_request({}, out); });
   if (!body.ok()) return body.status();
   Result<messages::DescribeClusterResponse> decoded =
       messages::decode_describe_cluster_response(*body);

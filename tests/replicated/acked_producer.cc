@@ -60,11 +60,11 @@ void AckedProducer::run() {
   while (!stop_.load()) {
     const std::string key = "k" + std::to_string(i % keys_);
     const std::string value = key + ":" + std::to_string(i);
-    const rd_kafka_resp_err_t err = rd_kafka_producev(
-        rk_, RD_KAFKA_V_TOPIC(topic_.c_str()),
-        RD_KAFKA_V_KEY(const_cast<char*>(key.data()), key.size()),
-        RD_KAFKA_V_VALUE(const_cast<char*>(value.data()), value.size()),
-        RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_END);
+    const rd_kafka_resp_err_t err =
+        rd_kafka_producev(rk_, RD_KAFKA_V_TOPIC(topic_.c_str()),
+                          RD_KAFKA_V_KEY(const_cast<char*>(key.data()), key.size()),
+                          RD_KAFKA_V_VALUE(const_cast<char*>(value.data()), value.size()),
+                          RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_END);
     if (err == RD_KAFKA_RESP_ERR__QUEUE_FULL) {
       rd_kafka_poll(rk_, 10);
       continue;

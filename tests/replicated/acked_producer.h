@@ -69,9 +69,9 @@ class AckedProducer {
   std::atomic<int64_t> acked_count_{0};
   std::atomic<int64_t> failed_{0};
   mutable std::mutex mu_;
-  std::vector<AckedRecord> records_;  // under mu_
+  std::vector<AckedRecord> records_;                            // under mu_
   std::vector<std::chrono::steady_clock::time_point> sent_at_;  // by sequence, under mu_
-  std::string first_error_;           // under mu_
+  std::string first_error_;                                     // under mu_
 };
 
 }  // namespace spillway::testing

@@ -158,8 +158,8 @@ std::string ClusterHarness::report(const std::string& topic) const {
   std::string out = "metadata of " + topic + ":\n";
   std::vector<PartitionView> view = describe(topic);
   for (size_t p = 0; p < view.size(); ++p) {
-    out += "  partition " + std::to_string(p) + " leader " + std::to_string(view[p].leader) +
-           " isr";
+    out +=
+        "  partition " + std::to_string(p) + " leader " + std::to_string(view[p].leader) + " isr";
     for (int32_t id : view[p].isr) out += " " + std::to_string(id);
     out += "\n";
   }
@@ -172,8 +172,9 @@ std::string ClusterHarness::report(const std::string& topic) const {
   return out;
 }
 
-Status ClusterHarness::create_topic(const std::string& topic, int partitions, int replication,
-                                    const std::vector<std::pair<std::string, std::string>>& configs) {
+Status ClusterHarness::create_topic(
+    const std::string& topic, int partitions, int replication,
+    const std::vector<std::pair<std::string, std::string>>& configs) {
   rd_kafka_t* rk = new_client(bootstrap());
   if (rk == nullptr) return Status(ErrorCode::kUnknown, "no librdkafka client");
   char errstr[256];

@@ -35,17 +35,16 @@ int leader_index(const ClusterHarness& cluster, const std::string& topic, int32_
 bool wait_healthy(const ClusterHarness& cluster, const std::string& topic, size_t isr,
                   std::chrono::milliseconds guard) {
   return cluster.wait_for(
-      topic, [isr](const PartitionView& p) { return p.leader >= 1 && p.isr.size() >= isr; },
-      guard);
+      topic, [isr](const PartitionView& p) { return p.leader >= 1 && p.isr.size() >= isr; }, guard);
 }
 
 void print_totals(const std::string& name, const FaultTotals& t) {
-  std::printf("[fault-run] %s: rounds %d, records acknowledged %lld, lost %lld, duplicates %lld, "
-              "out of order %lld%s%s\n",
-              name.c_str(), t.rounds, static_cast<long long>(t.acked),
-              static_cast<long long>(t.lost), static_cast<long long>(t.duplicates),
-              static_cast<long long>(t.out_of_order), t.first_problem.empty() ? "" : "; first: ",
-              t.first_problem.c_str());
+  std::printf(
+      "[fault-run] %s: rounds %d, records acknowledged %lld, lost %lld, duplicates %lld, "
+      "out of order %lld%s%s\n",
+      name.c_str(), t.rounds, static_cast<long long>(t.acked), static_cast<long long>(t.lost),
+      static_cast<long long>(t.duplicates), static_cast<long long>(t.out_of_order),
+      t.first_problem.empty() ? "" : "; first: ", t.first_problem.c_str());
   std::fflush(stdout);
 }
 

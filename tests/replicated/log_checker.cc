@@ -26,12 +26,12 @@ TopicContents read_topic(const std::string& bootstrap, const std::string& topic,
   TopicContents out;
   char errstr[512];
   rd_kafka_conf_t* conf = rd_kafka_conf_new();
-  for (const auto& [k, v] : std::vector<std::pair<std::string, std::string>>{
-           {"bootstrap.servers", bootstrap},
-           {"group.id", "spillway-checker"},
-           {"enable.auto.commit", "false"},
-           {"enable.partition.eof", "true"},
-           {"log_level", "3"}}) {
+  for (const auto& [k, v] :
+       std::vector<std::pair<std::string, std::string>>{{"bootstrap.servers", bootstrap},
+                                                        {"group.id", "spillway-checker"},
+                                                        {"enable.auto.commit", "false"},
+                                                        {"enable.partition.eof", "true"},
+                                                        {"log_level", "3"}}) {
     rd_kafka_conf_set(conf, k.c_str(), v.c_str(), errstr, sizeof(errstr));
   }
   rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, errstr, sizeof(errstr));
