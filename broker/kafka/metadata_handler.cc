@@ -6,6 +6,7 @@
 
 #include "cluster/cluster_admin.h"
 #include "codec.h"
+#include "config/listen_address.h"
 #include "error_map.h"
 #include "handlers/access.h"
 #include "spillway/common/kafka/error_codes.h"
@@ -29,6 +30,7 @@ struct MetadataState final : ExchangeState {
   // linked once `nodes` stops growing).
   cluster::SnapshotPtr snapshot;
   std::vector<Response::Broker> brokers;
+  std::vector<std::string> hosts;  // the brokers' hosts, which `brokers` views
   std::vector<int32_t> nodes;
   std::vector<std::array<size_t, 4>> node_ranges;  // per partition: replicas, isr, offline, end
 
@@ -39,6 +41,7 @@ struct MetadataState final : ExchangeState {
     listed.clear();
     snapshot.reset();
     brokers.clear();
+    hosts.clear();
     nodes.clear();
     node_ranges.clear();
   }
@@ -262,17 +265,14 @@ void MetadataHandler::respond_cluster(Exchange& exchange, const kafka::MetadataR
   }
   st.link_partitions();
   st.link_nodes();
+  st.hosts.reserve(snapshot.brokers.size());  // views into it must not move
   for (const auto& [id, broker] : snapshot.brokers) {
-    const std::string_view address = broker.kafka_address;
-    const size_t colon = address.rfind(':');
-    if (colon == std::string_view::npos) continue;  // no Kafka listener
-    int32_t port = 0;
-    for (char c : address.substr(colon + 1)) port = port * 10 + (c - '0');
-    std::string_view host = address.substr(0, colon);
-    if (host.size() >= 2 && host.front() == '[') host = host.substr(1, host.size() - 2);
+    Result<HostPort> address = parse_advertised_address(broker.kafka_address);
+    if (!address.ok()) continue;  // no Kafka listener
+    st.hosts.push_back(std::move(address->host));
     st.brokers.push_back({.node_id = id,
-                          .host = host,
-                          .port = port,
+                          .host = st.hosts.back(),
+                          .port = address->port,
                           .rack = broker.rack.empty()
                                       ? std::nullopt
                                       : std::optional<std::string_view>(broker.rack)});

@@ -47,21 +47,29 @@ std::string ReplicaManager::incarnation_path(const std::string& topic) const {
 }
 
 int64_t ReplicaManager::stored_incarnation(const std::string& topic) const {
-  Result<std::string> text = fs_.read_file(incarnation_path(topic));
-  if (!text.ok()) return 0;
+  auto cached = incarnations_.find(topic);
+  if (cached != incarnations_.end()) return cached->second;
   int64_t value = 0;
-  const auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), value);
-  if (ec != std::errc() || value <= 0) return 0;
+  Result<std::string> text = fs_.read_file(incarnation_path(topic));
+  if (text.ok()) {
+    const auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), value);
+    if (ec != std::errc() || value <= 0) value = 0;
+  }
+  incarnations_.emplace(topic, value);
   return value;
 }
 
 Status ReplicaManager::store_incarnation(const std::string& topic, int64_t revision) {
   const std::string dir = config_.data_dir + "/cluster/incarnations";
   if (Status st = fs_.create_dirs(dir); !st.ok()) return st;
-  return storage::write_file_atomically(fs_, incarnation_path(topic), std::to_string(revision));
+  Status st =
+      storage::write_file_atomically(fs_, incarnation_path(topic), std::to_string(revision));
+  incarnations_.erase(topic);  // read again: what the file now says
+  return st;
 }
 
 void ReplicaManager::forget_incarnation(const std::string& topic) {
+  incarnations_.erase(topic);
   if (Status st = fs_.remove(incarnation_path(topic)); !st.ok()) {
     spdlog::warn("cluster: cannot remove the record of topic {}: {}", topic, st.message());
   }

@@ -76,7 +76,9 @@ class ReplicaManager {
   asio::io_context& cluster_thread_;
   const BrokerId self_;
   std::map<cluster::PartitionKey, Applied> applied_;
-  std::set<std::string> creating_;  // local creates not yet on every core
+  // The records of DATA_DIR/cluster/incarnations/, read once per topic and
+  // kept here, so a snapshot (one per ISR change) reads no file.
+  mutable std::map<std::string, int64_t, std::less<>> incarnations_;
 };
 
 }  // namespace spillway::broker::replication
