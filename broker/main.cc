@@ -266,7 +266,7 @@ int main(int argc, char** argv) {
             kafka ? Metrics::Protocol::kKafka : Metrics::Protocol::kNative, api, latency);
       },
       &metrics);
-  Result<std::unique_ptr<ProducerIds>> producer_ids = ProducerIds::open(fs, config.data_dir);
+  Result<std::unique_ptr<ProducerIds>> producer_ids = ProducerIds::open(fs, config.data_dir, config.node_id);
   if (!producer_ids.ok()) {
     spdlog::critical("{}", producer_ids.status().message());
     return 1;

@@ -137,6 +137,13 @@ void EtcdClusterMember::keep_alive_tick() {
       }
       list();
     }));
+  } else if (lease_ != 0 &&
+             Clock::now() - last_renewal_ > std::chrono::milliseconds(options_.lease_ttl_ms)) {
+    // No renewal answered for a whole TTL: etcd has let the lease go (or
+    // will before any answer can come), whatever the request in flight
+    // says later. Checked on every tick, not only when a renewal fails:
+    // a renewal to an unreachable etcd can wait out its whole deadline.
+    fence("no lease renewal for a whole TTL");
   } else if (lease_ != 0) {
     const int64_t lease = lease_;
     // etcd restarts the TTL when it receives the renewal, which is after
@@ -170,6 +177,22 @@ void EtcdClusterMember::fence(const char* why) {
   broker_epoch_.store(0);
   campaign_epoch_ = 0;
   if (on_fenced_) on_fenced_();
+  // This broker's registration is gone as far as the cluster goes (or soon
+  // will be), and the leaders the snapshot gives it are no longer its own:
+  // the cluster has moved them, or will. The snapshot loses this broker, so
+  // Kafka Metadata answered from it names no leader for them instead of
+  // sending clients back here (a broker cut off from etcd kept producers
+  // on it for minutes before this, since its stale Metadata said it led).
+  SnapshotPtr without_self;
+  {
+    std::lock_guard lock(snapshot_mu_);
+    auto copy = std::make_shared<ClusterSnapshot>(*snapshot_);
+    copy->brokers.erase(options_.broker_id);
+    if (copy->controller == options_.broker_id) copy->controller = kNoBroker;
+    snapshot_ = copy;
+    without_self = std::move(copy);
+  }
+  if (on_snapshot_) on_snapshot_(without_self);
 }
 
 // --- the watch and snapshots ---

@@ -52,7 +52,7 @@ const std::array kKeys = {
               K::kInteger,
               &C::node_id,
               0,
-              INT32_MAX,
+              8'388'607,  // 2^23 - 1: producer ids carry it in their top bits (core/producer_ids.h)
               {},
               "",
               "this broker's id: Kafka clients see it in Metadata; unique in a cluster ([cluster])"},

@@ -73,8 +73,10 @@ void Partition::become_leader(replication::LeaderRole role) {
   }
   if (role_.load(std::memory_order_relaxed) == replication::Role::kLeader &&
       epoch == leader_epoch()) {
+    // The same term: only the stored state or the registered brokers moved.
     min_insync_ = role.min_insync_replicas;
-    isr_changed(role.state);  // the same term: only the stored state moved
+    leader_.set_registered(std::move(role.registered));
+    isr_changed(role.state);
     return;
   }
   Status st = open_epoch_cache();
@@ -90,6 +92,7 @@ void Partition::become_leader(replication::LeaderRole role) {
   leader_.begin(role.state.leader, epoch, log_->log_end_offset(), role.replicas, role.state.isr,
                 std::min(replicated_hw_, log_->high_watermark()), role.replica_lag_time_max_ms,
                 now);
+  leader_.set_registered(std::move(role.registered));
   stored_state_ = role.state;
   min_insync_ = role.min_insync_replicas;
   gauge_replicas_.store(static_cast<int32_t>(role.replicas.size()), std::memory_order_relaxed);
@@ -152,9 +155,13 @@ void Partition::isr_changed(const cluster::PartitionState& state) {
       LeaderEpoch(state.leader_epoch) != leader_epoch()) {
     return;  // another term: become_*() follows
   }
-  // A snapshot that is not newer than what this leader knows says nothing
-  // about its write in flight (whose pending members still bound the HW).
-  if (leader_.change_in_flight() && state.mod_revision <= stored_state_.mod_revision) return;
+  // An older state (a snapshot built before this leader's own write was
+  // answered) is not taken: the next compare-and-swap would compare the
+  // older revision and fail, every time, until the partition key changed
+  // again. A state that is not newer says nothing about a write in flight
+  // (whose pending members still bound the HW).
+  if (state.mod_revision < stored_state_.mod_revision) return;
+  if (leader_.change_in_flight() && state.mod_revision == stored_state_.mod_revision) return;
   if (state.isr.size() < stored_state_.isr.size()) isr_shrinks_.fetch_add(1);
   if (state.isr.size() > stored_state_.isr.size()) isr_expands_.fetch_add(1);
   gauge_isr_.store(static_cast<int32_t>(state.isr.size()), std::memory_order_relaxed);

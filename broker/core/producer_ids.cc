@@ -6,7 +6,12 @@
 namespace spillway::broker {
 
 Result<std::unique_ptr<ProducerIds>> ProducerIds::open(storage::FileSystem& fs,
-                                                       std::string data_dir) {
+                                                       std::string data_dir, int64_t node_id) {
+  if (node_id < 0 || node_id > kMaxNodeId) {
+    return Status(ErrorCode::kInvalidArgument,
+                  "node id " + std::to_string(node_id) + " is above " + std::to_string(kMaxNodeId) +
+                      ", the largest that producer ids can carry");
+  }
   std::string path = std::move(data_dir) + "/" + kFileName;
   int64_t next = 0;
   if (fs.exists(path)) {
@@ -20,13 +25,14 @@ Result<std::unique_ptr<ProducerIds>> ProducerIds::open(storage::FileSystem& fs,
                     path + " does not hold the next producer id (a decimal number >= 0)");
     }
   }
-  return std::unique_ptr<ProducerIds>(new ProducerIds(fs, std::move(path), next));
+  return std::unique_ptr<ProducerIds>(
+      new ProducerIds(fs, std::move(path), node_id << kCounterBits, next));
 }
 
 Result<int64_t> ProducerIds::allocate() {
   std::lock_guard lock(mu_);
   if (next_ == reserved_end_) {
-    if (next_ > INT64_MAX - kBlockSize) {
+    if (next_ > (int64_t{1} << kCounterBits) - kBlockSize) {
       return Status(ErrorCode::kResourceExhausted, "producer ids are exhausted");
     }
     const int64_t end = next_ + kBlockSize;
@@ -35,7 +41,7 @@ Result<int64_t> ProducerIds::allocate() {
         storage::write_file_atomically(fs_, path_, std::to_string(end) + "\n"));
     reserved_end_ = end;
   }
-  return next_++;
+  return base_ | next_++;
 }
 
 }  // namespace spillway::broker

@@ -42,6 +42,7 @@ void LeaderState::begin(BrokerId self, LeaderEpoch epoch, Offset epoch_start,
     f.last_caught_up_ms = contains(isr, id) ? now_ms : 0;
     followers_.push_back(f);
   }
+  registered_ = replicas;
   isr_ = std::move(isr);
   if (!contains(isr_, self)) isr_.push_back(self);  // the leader is always in its ISR
   pending_.reset();
@@ -83,7 +84,7 @@ bool LeaderState::update_high_watermark(Offset leader_end) {
 std::optional<std::vector<BrokerId>> LeaderState::propose_isr_change(int64_t now_ms) {
   if (pending_.has_value()) return std::nullopt;
   for (const Follower& f : followers_) {
-    if (contains(isr_, f.id) || f.end == kNoOffset) continue;
+    if (contains(isr_, f.id) || f.end == kNoOffset || !contains(registered_, f.id)) continue;
     // Caught up recently too: a replica that stopped fetching (whose last
     // known end may still look good) is not added back.
     if (f.end >= hw_ && f.end >= epoch_start_ && now_ms - f.last_caught_up_ms <= lag_max_ms_) {

@@ -52,6 +52,14 @@ class LeaderState {
   // then on until isr_stored() or isr_failed().
   std::optional<std::vector<BrokerId>> propose_isr_change(int64_t now_ms);
 
+  // The replicas whose brokers are registered in the cluster now (every
+  // replica from begin() until told otherwise). Only these may join the
+  // ISR (Kafka's KIP-841): a broker that lost its registration (its lease
+  // expired, say because it is cut off from etcd) is taken out of every ISR
+  // by the controller, and a leader that still hears it fetch must not put
+  // it back, or the two undo each other's writes for as long as it lasts.
+  void set_registered(std::vector<BrokerId> registered) { registered_ = std::move(registered); }
+
   // The stored ISR (after this leader's write, or read from the cluster):
   // the in-flight change is over. Members newly added count as caught up
   // at `now_ms`.
@@ -86,6 +94,7 @@ class LeaderState {
   int64_t lag_max_ms_ = 10'000;
   std::vector<Follower> followers_;  // every replica but the leader
   std::vector<BrokerId> isr_;         // stored
+  std::vector<BrokerId> registered_;  // replicas whose brokers are registered
   std::optional<std::vector<BrokerId>> pending_;
   Offset hw_{0};
 };

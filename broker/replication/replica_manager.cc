@@ -179,27 +179,43 @@ void ReplicaManager::apply_partition(const cluster::ClusterSnapshot& snapshot,
   Applied& applied = applied_[key];
   const int32_t epoch = state ? state->leader_epoch : -1;
   const BrokerId leader = state ? state->leader : kNoBroker;
+  std::vector<BrokerId> registered_replicas;
+  if (role == Role::kLeader) {
+    for (BrokerId id : replicas) {
+      if (snapshot.brokers.count(id) != 0) registered_replicas.push_back(id);
+    }
+  }
+  auto leader_role = [&] {
+    LeaderRole lead;
+    lead.state = *state;
+    lead.replicas = replicas;
+    lead.registered = registered_replicas;
+    lead.min_insync_replicas = topic.settings.min_insync_replicas > 0
+                                   ? topic.settings.min_insync_replicas
+                                   : static_cast<int32_t>(config_.cluster_min_insync_replicas);
+    lead.replica_lag_time_max_ms = config_.cluster_replica_lag_time_max_ms;
+    return lead;
+  };
   if (applied.role == role && applied.leader_epoch == epoch && applied.leader == leader) {
-    if (role == Role::kLeader && state->mod_revision != applied.mod_revision) {
+    if (role == Role::kLeader &&
+        (state->mod_revision != applied.mod_revision || registered_replicas != applied.registered)) {
+      // The same term: the stored ISR or the registered brokers moved.
       applied.mod_revision = state->mod_revision;
-      post_task(partition->owner(), [partition, s = *state] { partition->isr_changed(s); });
+      applied.registered = registered_replicas;
+      post_task(partition->owner(),
+                [partition, lead = leader_role()]() mutable { partition->become_leader(std::move(lead)); });
     }
     return;
   }
   applied = Applied{.role = role,
                     .leader = leader,
                     .leader_epoch = epoch,
-                    .mod_revision = state ? state->mod_revision : 0};
+                    .mod_revision = state ? state->mod_revision : 0,
+                    .registered = registered_replicas};
   switch (role) {
     case Role::kLeader: {
       fetcher_.remove_partition(topic.name, PartitionId(index));
-      LeaderRole lead;
-      lead.state = *state;
-      lead.replicas = replicas;
-      lead.min_insync_replicas = topic.settings.min_insync_replicas > 0
-                                     ? topic.settings.min_insync_replicas
-                                     : static_cast<int32_t>(config_.cluster_min_insync_replicas);
-      lead.replica_lag_time_max_ms = config_.cluster_replica_lag_time_max_ms;
+      LeaderRole lead = leader_role();
       std::weak_ptr<Partition> weak = partition;
       IsrWriter writer = [this, weak](const cluster::PartitionKey& k,
                                       const cluster::PartitionState& expected,

@@ -55,6 +55,7 @@ class ReplicaManager {
     BrokerId leader = kNoBroker;
     int32_t leader_epoch = -1;
     int64_t mod_revision = 0;
+    std::vector<BrokerId> registered;  // replicas registered (leader only)
   };
 
   void sync_topics(const cluster::ClusterSnapshot& snapshot);

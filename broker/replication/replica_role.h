@@ -45,6 +45,9 @@ enum class Role { kStandalone, kLeader, kFollower, kNone };
 struct LeaderRole {
   cluster::PartitionState state;  // leader == this broker
   std::vector<BrokerId> replicas;
+  // The replicas whose brokers are registered in the cluster: only these
+  // may join the ISR (LeaderState::set_registered).
+  std::vector<BrokerId> registered;
   int32_t min_insync_replicas = 1;
   int64_t replica_lag_time_max_ms = 10'000;
 };

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "memory_file_system.h"
 
 namespace spillway::broker {
@@ -63,6 +65,37 @@ TEST(ProducerIdsTest, AFileWithoutANumberIsRefused) {
     ASSERT_FALSE(ids.ok()) << text;
     EXPECT_EQ(ids.status().code(), ErrorCode::kCorruptMessage);
   }
+}
+
+// Every broker of a cluster hands out ids from its own data directory: both
+// counters start at 0, and two producers that initialised through different
+// brokers got the same id (a partition then takes one producer's batch for
+// the other's retry). The node id keeps them apart.
+TEST(ProducerIdsTest, BrokersOfAClusterNeverHandOutTheSameId) {
+  MemoryFileSystem one;
+  MemoryFileSystem two;
+  ASSERT_TRUE(one.create_dirs(kDataDir).ok());
+  ASSERT_TRUE(two.create_dirs(kDataDir).ok());
+  auto a = ProducerIds::open(one, kDataDir, 1);
+  auto b = ProducerIds::open(two, kDataDir, 2);
+  ASSERT_TRUE(a.ok() && b.ok());
+  std::set<int64_t> seen;
+  for (int i = 0; i < 10; ++i) {
+    Result<int64_t> x = (*a)->allocate();
+    Result<int64_t> y = (*b)->allocate();
+    ASSERT_TRUE(x.ok() && y.ok());
+    EXPECT_GE(*x, 0);
+    EXPECT_GE(*y, 0);
+    EXPECT_TRUE(seen.insert(*x).second);
+    EXPECT_TRUE(seen.insert(*y).second);
+  }
+  EXPECT_EQ(ProducerIds::open(one, kDataDir, ProducerIds::kMaxNodeId + 1).status().code(),
+            ErrorCode::kInvalidArgument);
+  auto largest = ProducerIds::open(one, kDataDir, ProducerIds::kMaxNodeId);
+  ASSERT_TRUE(largest.ok());
+  Result<int64_t> id = (*largest)->allocate();
+  ASSERT_TRUE(id.ok());
+  EXPECT_GE(*id, 0);
 }
 
 }  // namespace

@@ -163,6 +163,10 @@ TEST_F(ClusterMemberTest, ControllerLeaseExpiryHandsOverAndFencesTheOldOne) {
   }));
   ASSERT_TRUE(run_until([&] { return nodes_[static_cast<size_t>(old_index)]->fenced > 0; }));
   EXPECT_EQ(old->controller_epoch(), 0);
+  // Its own view no longer has it registered or in control, so nothing it
+  // serves from the view (Kafka Metadata) sends clients back to it.
+  EXPECT_EQ(old->snapshot()->brokers.count(old_index), 0u);
+  EXPECT_NE(old->snapshot()->controller, old_index);
 
   // A write in the deposed controller's name fails on its compare.
   ClusterKeys keys("test");

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 namespace spillway::testing {
 
 AckedProducer::AckedProducer(const std::string& bootstrap, std::string topic, int keys,
@@ -21,6 +23,12 @@ AckedProducer::AckedProducer(const std::string& bootstrap, std::string topic, in
       {"retry.backoff.ms", "50"},
       {"log_level", "3"},
   };
+  // librdkafka's own debug log (e.g. "eos,msg,protocol") when a fault run
+  // needs explaining; unset in the suite.
+  if (const char* debug = std::getenv("SPILLWAY_RDKAFKA_DEBUG"); debug != nullptr && *debug) {
+    settings.emplace_back("debug", debug);
+    settings.emplace_back("log_level", "7");
+  }
   for (auto& kv : extra) settings.push_back(std::move(kv));
   for (const auto& [k, v] : settings) {
     EXPECT_EQ(rd_kafka_conf_set(conf, k.c_str(), v.c_str(), errstr, sizeof(errstr)),

@@ -34,6 +34,9 @@ Result<std::unique_ptr<ClusterHarness>> ClusterHarness::start(Options options) {
     h->brokers_[static_cast<size_t>(i)].dir = std::make_unique<TempDir>();
     if (Status st = h->start_broker(i); !st.ok()) return st;
   }
+  if (!h->wait_brokers_known(options.brokers)) {
+    return Status(ErrorCode::kTimeout, "the brokers never all saw each other through etcd");
+  }
   return h;
 }
 
@@ -111,9 +114,23 @@ std::string ClusterHarness::bootstrap() const {
   return out;
 }
 
+std::string ClusterHarness::bootstrap_without(int index) const {
+  std::string out;
+  for (size_t i = 0; i < brokers_.size(); ++i) {
+    if (!brokers_[i].process || static_cast<int>(i) == index) continue;
+    if (!out.empty()) out += ",";
+    out += brokers_[i].process->kafka_address();
+  }
+  return out;
+}
+
 std::vector<PartitionView> ClusterHarness::describe(const std::string& topic) const {
+  return describe(topic, bootstrap());
+}
+
+std::vector<PartitionView> ClusterHarness::describe(const std::string& topic,
+                                                    const std::string& servers) const {
   std::vector<PartitionView> out;
-  const std::string servers = bootstrap();
   if (servers.empty()) return out;
   rd_kafka_t* rk = new_client(servers);
   if (rk == nullptr) return out;
@@ -143,15 +160,45 @@ std::vector<PartitionView> ClusterHarness::describe(const std::string& topic) co
 bool ClusterHarness::wait_for(const std::string& topic,
                               const std::function<bool(const PartitionView&)>& ok,
                               std::chrono::milliseconds guard) const {
+  return wait_for(topic, "", ok, guard);
+}
+
+bool ClusterHarness::wait_for(const std::string& topic, const std::string& servers,
+                              const std::function<bool(const PartitionView&)>& ok,
+                              std::chrono::milliseconds guard) const {
   const auto deadline = std::chrono::steady_clock::now() + guard;
   while (std::chrono::steady_clock::now() < deadline) {
-    std::vector<PartitionView> view = describe(topic);
+    std::vector<PartitionView> view = describe(topic, servers.empty() ? bootstrap() : servers);
     bool all = !view.empty();
     for (const PartitionView& p : view) all = all && ok(p);
     if (all) return true;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   return false;
+}
+
+bool ClusterHarness::wait_brokers_known(int count, std::chrono::milliseconds guard) const {
+  const auto deadline = std::chrono::steady_clock::now() + guard;
+  for (const Broker& b : brokers_) {
+    if (!b.process) continue;
+    for (;;) {
+      int known = -1;
+      // A client per attempt with this broker alone as bootstrap: its first
+      // metadata request goes to this broker.
+      if (rd_kafka_t* rk = new_client(b.process->kafka_address())) {
+        const rd_kafka_metadata_t* md = nullptr;
+        if (rd_kafka_metadata(rk, 0, nullptr, &md, 5'000) == RD_KAFKA_RESP_ERR_NO_ERROR) {
+          known = md->broker_cnt;
+          rd_kafka_metadata_destroy(md);
+        }
+        rd_kafka_destroy(rk);
+      }
+      if (known >= count) break;
+      if (std::chrono::steady_clock::now() >= deadline) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
+  return true;
 }
 
 std::string ClusterHarness::report(const std::string& topic) const {

@@ -69,14 +69,30 @@ class ClusterHarness {
   // Metadata of `topic` through librdkafka (any running broker): one entry
   // per partition; empty when the topic is unknown or no broker answered.
   std::vector<PartitionView> describe(const std::string& topic) const;
+  // The same through the brokers in `servers` only (a broker cut off from
+  // etcd answers from the last snapshot it had).
+  std::vector<PartitionView> describe(const std::string& topic, const std::string& servers) const;
+  // Kafka bootstrap list of the running brokers but `index`.
+  std::string bootstrap_without(int index) const;
   // Polls describe() until `ok` holds for every partition (true) or the
   // guard passes (false).
   bool wait_for(const std::string& topic, const std::function<bool(const PartitionView&)>& ok,
+                std::chrono::milliseconds guard = std::chrono::seconds(60)) const;
+  // The same, asking the brokers in `servers` only.
+  bool wait_for(const std::string& topic, const std::string& servers,
+                const std::function<bool(const PartitionView&)>& ok,
                 std::chrono::milliseconds guard = std::chrono::seconds(60)) const;
 
   // For a failure message: the topic's metadata and the end of every
   // running broker's log.
   std::string report(const std::string& topic) const;
+
+  // Polls each running broker's Kafka Metadata until it lists `count`
+  // brokers (true) or the guard passes (false). A broker learns of the
+  // others through etcd a little after it starts, and a topic created
+  // before then is refused for its replication factor, as Kafka refuses it.
+  bool wait_brokers_known(int count,
+                          std::chrono::milliseconds guard = std::chrono::seconds(60)) const;
 
   // Creates `topic` through librdkafka's admin API.
   Status create_topic(const std::string& topic, int partitions, int replication,

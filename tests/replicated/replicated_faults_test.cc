@@ -37,10 +37,9 @@ class ReplicatedFaults : public ::testing::Test {
   }
 
   void create(const std::string& topic, const std::string& flush = "interval") {
-    ASSERT_TRUE(cluster_
-                    ->create_topic(topic, kPartitions, 3,
-                                   {{"min.insync.replicas", "2"}, {"spillway.flush.policy", flush}})
-                    .ok());
+    Status created = cluster_->create_topic(
+        topic, kPartitions, 3, {{"min.insync.replicas", "2"}, {"spillway.flush.policy", flush}});
+    ASSERT_TRUE(created.ok()) << created.to_string() << "\n" << cluster_->report(topic);
     ASSERT_TRUE(wait_healthy(*cluster_, topic, 3)) << "the topic never got 3 in-sync replicas";
   }
 
@@ -69,7 +68,7 @@ class ReplicatedFaults : public ::testing::Test {
 // repeated; the broker comes back each time and catches up.
 TEST_F(ReplicatedFaults, LeaderKilledRepeatedly) {
   const std::string topic = "kill-leader";
-  create(topic);
+  ASSERT_NO_FATAL_FAILURE(create(topic));
   AckedProducer producer(cluster_->bootstrap(), topic);
   producer.start();
   ASSERT_TRUE(wait_acked_more(producer, kBatch));
@@ -106,7 +105,7 @@ TEST_F(ReplicatedFaults, LeaderKilledRepeatedly) {
 // leading (its lease is gone) and rejoin as a follower.
 TEST_F(ReplicatedFaults, LeaderPausedLongerThanItsLease) {
   const std::string topic = "pause-leader";
-  create(topic);
+  ASSERT_NO_FATAL_FAILURE(create(topic));
   AckedProducer producer(cluster_->bootstrap(), topic);
   producer.start();
   ASSERT_TRUE(wait_acked_more(producer, kBatch));
@@ -131,7 +130,8 @@ TEST_F(ReplicatedFaults, LeaderPausedLongerThanItsLease) {
 // one is back.
 TEST_F(ReplicatedFaults, TwoFailoversBackToBack) {
   const std::string topic = "double-failover";
-  ASSERT_TRUE(cluster_->create_topic(topic, kPartitions, 3, {{"min.insync.replicas", "1"}}).ok());
+  Status created = cluster_->create_topic(topic, kPartitions, 3, {{"min.insync.replicas", "1"}});
+  ASSERT_TRUE(created.ok()) << created.to_string() << "\n" << cluster_->report(topic);
   ASSERT_TRUE(wait_healthy(*cluster_, topic, 3));
   AckedProducer producer(cluster_->bootstrap(), topic);
   producer.start();
@@ -160,7 +160,7 @@ TEST_F(ReplicatedFaults, TwoFailoversBackToBack) {
 // another leader, nothing acknowledged is lost.
 TEST_F(ReplicatedFaults, EtcdLeaderKilled) {
   const std::string topic = "kill-etcd-leader";
-  create(topic);
+  ASSERT_NO_FATAL_FAILURE(create(topic));
   AckedProducer producer(cluster_->bootstrap(), topic);
   producer.start();
   ASSERT_TRUE(wait_acked_more(producer, kBatch));
@@ -191,7 +191,7 @@ TEST_F(ReplicatedFaults, EtcdLeaderKilled) {
 // --gtest_also_run_disabled_tests; issue 16's note has the details.
 TEST_F(ReplicatedFaults, DISABLED_EveryBrokerKilledAtOnceDurable) {
   const std::string topic = "kill-all-durable";
-  create(topic, "durable");
+  ASSERT_NO_FATAL_FAILURE(create(topic, "durable"));
   AckedProducer producer(cluster_->bootstrap(), topic);
   producer.start();
   ASSERT_TRUE(wait_acked_more(producer, kBatch));
@@ -211,7 +211,7 @@ TEST_F(ReplicatedFaults, DISABLED_EveryBrokerKilledAtOnceDurable) {
 // the rest from the leader; nothing corrupt is served.
 TEST_F(ReplicatedFaults, DamagedReplicaRecovers) {
   const std::string topic = "damaged-replica";
-  create(topic);
+  ASSERT_NO_FATAL_FAILURE(create(topic));
   AckedProducer producer(cluster_->bootstrap(), topic);
   producer.start();
   ASSERT_TRUE(wait_acked_more(producer, kBatch));

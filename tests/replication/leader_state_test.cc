@@ -148,5 +148,26 @@ TEST_F(LeaderStateTest, AReplicaRemovedFromTheIsrReturnsOnlyAfterFetchingAgain) 
   EXPECT_EQ(*change, (Isr{1, 2, 3}));
 }
 
+// A broker cut off from etcd (but not from the leader) loses its
+// registration, and the controller takes it out of every ISR. It still
+// fetches and is caught up, so a leader that looked only at fetches added
+// it back at once, and the two undid each other's writes for as long as the
+// cut lasted (seen in the network-partition fault run). Only registered
+// replicas may join (KIP-841).
+TEST_F(LeaderStateTest, AnUnregisteredReplicaDoesNotJoinTheIsr) {
+  state.record_fetch(2, Offset(10), Offset(10), 100);
+  state.record_fetch(3, Offset(10), Offset(10), 100);
+  EXPECT_TRUE(state.update_high_watermark(Offset(10)));
+  state.set_registered({1, 2});     // 3's registration is gone
+  state.isr_stored({1, 2}, 200);    // the controller removed it
+  state.record_fetch(3, Offset(10), Offset(10), 300);  // still fetching, caught up
+  EXPECT_FALSE(state.propose_isr_change(300).has_value());
+  state.set_registered({1, 2, 3});  // registered again
+  state.record_fetch(3, Offset(10), Offset(10), 400);
+  std::optional<Isr> change = state.propose_isr_change(400);
+  ASSERT_TRUE(change.has_value());
+  EXPECT_EQ(*change, (Isr{1, 2, 3}));
+}
+
 }  // namespace
 }  // namespace spillway::broker::replication

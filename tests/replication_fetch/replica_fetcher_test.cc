@@ -61,6 +61,7 @@ void lead(Partition& p, int32_t epoch) {
     role.state.leader_epoch = epoch;
     role.state.isr = {kLeader, kFollower};
     role.replicas = {kLeader, kFollower};
+    role.registered = role.replicas;
     role.min_insync_replicas = 1;
     p.become_leader(role);
   });
@@ -75,6 +76,7 @@ void lead_as(Partition& p, BrokerId self, int32_t epoch) {
     role.state.leader_epoch = epoch;
     role.state.isr = {self};
     role.replicas = {kLeader, kFollower};
+    role.registered = role.replicas;
     p.become_leader(role);
   });
 }
