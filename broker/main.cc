@@ -266,7 +266,8 @@ int main(int argc, char** argv) {
             kafka ? Metrics::Protocol::kKafka : Metrics::Protocol::kNative, api, latency);
       },
       &metrics);
-  Result<std::unique_ptr<ProducerIds>> producer_ids = ProducerIds::open(fs, config.data_dir, config.node_id);
+  Result<std::unique_ptr<ProducerIds>> producer_ids =
+      ProducerIds::open(fs, config.data_dir, config.node_id);
   if (!producer_ids.ok()) {
     spdlog::critical("{}", producer_ids.status().message());
     return 1;
@@ -323,13 +324,12 @@ int main(int argc, char** argv) {
     spdlog::critical("{}", cluster_id.status().message());
     return 1;
   }
-  kafka_listener::KafkaContext kafka_context{.broker = context,
-                                             .node_id = static_cast<int32_t>(config.node_id),
-                                             .advertised = {},
-                                             // One id for every member of a cluster.
-                                             .cluster_id = clustered
-                                                               ? "spillway-" + config.cluster_name
-                                                               : *cluster_id};
+  kafka_listener::KafkaContext kafka_context{
+      .broker = context,
+      .node_id = static_cast<int32_t>(config.node_id),
+      .advertised = {},
+      // One id for every member of a cluster.
+      .cluster_id = clustered ? "spillway-" + config.cluster_name : *cluster_id};
   kafka_listener::KafkaHandlers kafka_handlers(kafka_dispatcher, kafka_context);
 
   if (Status st = server.open(); !st.ok()) {

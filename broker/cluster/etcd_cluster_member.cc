@@ -1,11 +1,10 @@
 #include "cluster/etcd_cluster_member.h"
 
-#include <algorithm>
-
 #include <spdlog/spdlog.h>
 
-#include "asio/post.hpp"
+#include <algorithm>
 
+#include "asio/post.hpp"
 #include "cluster/replica_assignment.h"
 #include "core/topic_config.h"
 
@@ -22,7 +21,9 @@ bool contains(const std::vector<BrokerId>& v, BrokerId b) {
   return std::find(v.begin(), v.end(), b) != v.end();
 }
 
-Status invalid(std::string m) { return Status(ErrorCode::kInvalidArgument, std::move(m)); }
+Status invalid(std::string m) {
+  return Status(ErrorCode::kInvalidArgument, std::move(m));
+}
 
 // Runs `f(args...)` only while the member that made it still exists.
 template <typename F>
@@ -47,7 +48,9 @@ EtcdClusterMember::EtcdClusterMember(asio::io_context& io, KvStore& store, Membe
       relist_timer_(io),
       shutdown_timer_(io) {}
 
-EtcdClusterMember::~EtcdClusterMember() { self_.reset(); }
+EtcdClusterMember::~EtcdClusterMember() {
+  self_.reset();
+}
 
 void EtcdClusterMember::set_listener(std::function<void(SnapshotPtr)> on_snapshot) {
   on_snapshot_ = std::move(on_snapshot);
@@ -85,44 +88,47 @@ void EtcdClusterMember::start(std::function<void(Status)> ready) {
 
 void EtcdClusterMember::register_broker(std::function<void(Status)> done) {
   registering_ = true;
-  store_.lease_grant(options_.lease_ttl_ms, guard(self_, [this, done](Result<int64_t> lease) {
-    if (!lease.ok()) {
-      registering_ = false;
-      return done(lease.status());
-    }
-    const int64_t id = *lease;
-    const std::string key = keys_.broker(options_.broker_id);
-    std::vector<Compare> cmp{{key, Compare::Target::kCreateRevision, Compare::Op::kEqual, 0, {}}};
-    std::vector<TxnOp> put{{TxnOp::Kind::kPut, key, my_broker_value(shutting_down_), id, false}};
-    std::vector<TxnOp> get{{TxnOp::Kind::kRange, key, {}, 0, false}};
-    store_.txn(std::move(cmp), std::move(put), std::move(get),
-               guard(self_, [this, done, id, key](const Result<TxnResult>& r) {
-                 registering_ = false;
-                 if (stopped_ || !r.ok() || !r->succeeded) {
-                   if (stopped_ && r.ok() && r->succeeded) {
-                     store_.lease_revoke(id, [](Result<bool>) {});
-                     return done(Status(ErrorCode::kShuttingDown, "stopped while registering"));
-                   }
-                   store_.lease_revoke(id, [](Result<bool>) {});
-                   if (!r.ok()) return done(r.status());
-                   std::string holder;
-                   if (!r->ranges.empty() && !r->ranges[0].empty()) {
-                     holder = " (registered at revision " +
-                              std::to_string(r->ranges[0][0].create_revision) + ", lease " +
-                              std::to_string(r->ranges[0][0].lease) + ")";
-                   }
-                   return done(Status(ErrorCode::kConfig,
-                                      "broker id " + std::to_string(options_.broker_id) +
-                                          " is held by another live broker: " + key + holder));
-                 }
-                 lease_ = id;
-                 last_renewal_ = Clock::now();
-                 broker_epoch_.store(r->revision);
-                 spdlog::info("cluster: broker {} registered, epoch {} (lease {:x})",
-                              options_.broker_id, r->revision, id);
-                 done(Status::Ok());
-               }));
-  }));
+  store_.lease_grant(
+      options_.lease_ttl_ms, guard(self_, [this, done](Result<int64_t> lease) {
+        if (!lease.ok()) {
+          registering_ = false;
+          return done(lease.status());
+        }
+        const int64_t id = *lease;
+        const std::string key = keys_.broker(options_.broker_id);
+        std::vector<Compare> cmp{
+            {key, Compare::Target::kCreateRevision, Compare::Op::kEqual, 0, {}}};
+        std::vector<TxnOp> put{
+            {TxnOp::Kind::kPut, key, my_broker_value(shutting_down_), id, false}};
+        std::vector<TxnOp> get{{TxnOp::Kind::kRange, key, {}, 0, false}};
+        store_.txn(std::move(cmp), std::move(put), std::move(get),
+                   guard(self_, [this, done, id, key](const Result<TxnResult>& r) {
+                     registering_ = false;
+                     if (stopped_ || !r.ok() || !r->succeeded) {
+                       if (stopped_ && r.ok() && r->succeeded) {
+                         store_.lease_revoke(id, [](Result<bool>) {});
+                         return done(Status(ErrorCode::kShuttingDown, "stopped while registering"));
+                       }
+                       store_.lease_revoke(id, [](Result<bool>) {});
+                       if (!r.ok()) return done(r.status());
+                       std::string holder;
+                       if (!r->ranges.empty() && !r->ranges[0].empty()) {
+                         holder = " (registered at revision " +
+                                  std::to_string(r->ranges[0][0].create_revision) + ", lease " +
+                                  std::to_string(r->ranges[0][0].lease) + ")";
+                       }
+                       return done(Status(ErrorCode::kConfig,
+                                          "broker id " + std::to_string(options_.broker_id) +
+                                              " is held by another live broker: " + key + holder));
+                     }
+                     lease_ = id;
+                     last_renewal_ = Clock::now();
+                     broker_epoch_.store(r->revision);
+                     spdlog::info("cluster: broker {} registered, epoch {} (lease {:x})",
+                                  options_.broker_id, r->revision, id);
+                     done(Status::Ok());
+                   }));
+      }));
 }
 
 void EtcdClusterMember::keep_alive_tick() {
@@ -150,18 +156,20 @@ void EtcdClusterMember::keep_alive_tick() {
     // this send: counting from the send keeps our view on the safe side.
     const Clock::time_point sent = Clock::now();
     store_.lease_keep_alive(lease, guard(self_, [this, lease, sent](Result<int64_t> ttl) {
-      if (lease != lease_) return;
-      if (ttl.ok() && *ttl > 0) {
-        last_renewal_ = sent;
-      } else if (ttl.ok()) {
-        fence("lease expired");
-      } else if (Clock::now() - last_renewal_ > std::chrono::milliseconds(options_.lease_ttl_ms)) {
-        fence("no lease renewal for a whole TTL");
-      }
-    }));
+                              if (lease != lease_) return;
+                              if (ttl.ok() && *ttl > 0) {
+                                last_renewal_ = sent;
+                              } else if (ttl.ok()) {
+                                fence("lease expired");
+                              } else if (Clock::now() - last_renewal_ >
+                                         std::chrono::milliseconds(options_.lease_ttl_ms)) {
+                                fence("no lease renewal for a whole TTL");
+                              }
+                            }));
     campaign();
   }
-  keep_alive_timer_.expires_after(std::chrono::milliseconds(std::max<int64_t>(1, options_.lease_ttl_ms / 3)));
+  keep_alive_timer_.expires_after(
+      std::chrono::milliseconds(std::max<int64_t>(1, options_.lease_ttl_ms / 3)));
   keep_alive_timer_.async_wait(guard(self_, [this](std::error_code ec) {
     if (!ec) keep_alive_tick();
   }));
@@ -202,22 +210,24 @@ void EtcdClusterMember::list() {
   listing_ = true;
   watch_.reset();
   ++watch_generation_;
-  store_.range(keys_.prefix(), true, guard(self_, [this](Result<RangeResult> r) {
-    listing_ = false;
-    if (stopped_) return;
-    if (!r.ok()) {
-      spdlog::warn("cluster: listing {} failed: {}", keys_.prefix(), r.status().to_string());
-      relist_timer_.expires_after(kRetryDelay);
-      relist_timer_.async_wait(guard(self_, [this](std::error_code ec) {
-        if (!ec) list();
+  store_.range(
+      keys_.prefix(), true, guard(self_, [this](Result<RangeResult> r) {
+        listing_ = false;
+        if (stopped_) return;
+        if (!r.ok()) {
+          spdlog::warn("cluster: listing {} failed: {}", keys_.prefix(), r.status().to_string());
+          relist_timer_.expires_after(kRetryDelay);
+          relist_timer_.async_wait(guard(self_, [this](std::error_code ec) {
+            if (!ec) list();
+          }));
+          return;
+        }
+        publish(builder_.from_range(*r));
+        const uint64_t gen = ++watch_generation_;
+        watch_ = store_.watch(
+            keys_.prefix(), true, r->revision + 1,
+            guard(self_, [this, gen](Result<WatchBatch> b) { on_watch(gen, std::move(b)); }));
       }));
-      return;
-    }
-    publish(builder_.from_range(*r));
-    const uint64_t gen = ++watch_generation_;
-    watch_ = store_.watch(keys_.prefix(), true, r->revision + 1,
-                          guard(self_, [this, gen](Result<WatchBatch> b) { on_watch(gen, std::move(b)); }));
-  }));
 }
 
 void EtcdClusterMember::on_watch(uint64_t generation, Result<WatchBatch> batch) {
@@ -261,16 +271,17 @@ void EtcdClusterMember::campaign() {
   campaigning_ = true;
   const std::string key = keys_.controller();
   std::vector<Compare> cmp{{key, Compare::Target::kCreateRevision, Compare::Op::kEqual, 0, {}}};
-  std::vector<TxnOp> put{{TxnOp::Kind::kPut, key, encode_controller(options_.broker_id), lease_, false}};
+  std::vector<TxnOp> put{
+      {TxnOp::Kind::kPut, key, encode_controller(options_.broker_id), lease_, false}};
   store_.txn(std::move(cmp), std::move(put), {}, guard(self_, [this](const Result<TxnResult>& r) {
-    campaigning_ = false;
-    if (r.ok() && r->succeeded) {
-      campaign_epoch_ = r->revision;
-      spdlog::info("cluster: broker {} is the controller, epoch {}", options_.broker_id,
-                   r->revision);
-      run_controller();
-    }
-  }));
+               campaigning_ = false;
+               if (r.ok() && r->succeeded) {
+                 campaign_epoch_ = r->revision;
+                 spdlog::info("cluster: broker {} is the controller, epoch {}", options_.broker_id,
+                              r->revision);
+                 run_controller();
+               }
+             }));
 }
 
 bool EtcdClusterMember::is_controller() const {
@@ -328,7 +339,8 @@ void EtcdClusterMember::schedule_retry() {
 
 void EtcdClusterMember::create_topic(NewTopic nt, std::function<void(Status)> done) {
   auto fail = [&](Status st) { asio::post(io_, [done, st] { done(st); }); };
-  if (Status st = validate_topic_name(nt.name); !st.ok()) return fail(invalid(std::string(st.message())));
+  if (Status st = validate_topic_name(nt.name); !st.ok())
+    return fail(invalid(std::string(st.message())));
   if (nt.partitions <= 0 || nt.partitions > kMaxPartitions) {
     return fail(invalid("partition count out of range"));
   }
@@ -343,7 +355,8 @@ void EtcdClusterMember::create_topic(NewTopic nt, std::function<void(Status)> do
   for (const auto& [id, b] : s->brokers) {
     if (!b.shutting_down) brokers.push_back(PlacementBroker{id, b.rack});
   }
-  auto replicas = assign_replicas(std::move(brokers), nt.partitions, nt.replication_factor, nt.name);
+  auto replicas =
+      assign_replicas(std::move(brokers), nt.partitions, nt.replication_factor, nt.name);
   if (!replicas.ok()) return fail(replicas.status());
 
   TopicAssignment t;
@@ -363,11 +376,13 @@ void EtcdClusterMember::create_topic(NewTopic nt, std::function<void(Status)> do
                           encode_partition(st), 0, false});
     }
   }
-  store_.txn(std::move(cmp), std::move(ops), {}, [done, name = nt.name](const Result<TxnResult>& r) {
-    if (!r.ok()) return done(r.status());
-    if (!r->succeeded) return done(Status(ErrorCode::kTopicExists, "topic " + name + " exists"));
-    done(Status::Ok());
-  });
+  store_.txn(std::move(cmp), std::move(ops), {},
+             [done, name = nt.name](const Result<TxnResult>& r) {
+               if (!r.ok()) return done(r.status());
+               if (!r->succeeded)
+                 return done(Status(ErrorCode::kTopicExists, "topic " + name + " exists"));
+               done(Status::Ok());
+             });
 }
 
 void EtcdClusterMember::delete_topic(std::string name, std::function<void(Status)> done) {
@@ -385,9 +400,7 @@ void EtcdClusterMember::delete_topic(std::string name, std::function<void(Status
 void EtcdClusterMember::alter_isr(const PartitionKey& pk, const PartitionState& expected,
                                   std::vector<BrokerId> isr,
                                   std::function<void(Result<PartitionState>)> done) {
-  auto fail = [&](Status st) {
-    asio::post(io_, [done, st] { done(st); });
-  };
+  auto fail = [&](Status st) { asio::post(io_, [done, st] { done(st); }); };
   const int64_t epoch = broker_epoch_.load();
   if (epoch == 0) return fail(Status(ErrorCode::kCoordinationUnavailable, "not registered"));
   if (expected.leader != options_.broker_id) {
@@ -397,8 +410,8 @@ void EtcdClusterMember::alter_isr(const PartitionKey& pk, const PartitionState& 
   auto topic = s->topics.find(pk.topic);
   if (topic == s->topics.end() || pk.partition < 0 ||
       static_cast<size_t>(pk.partition) >= topic->second.replicas.size()) {
-    return fail(Status(ErrorCode::kUnknownPartition, "no partition " + pk.topic + "/" +
-                                                          std::to_string(pk.partition)));
+    return fail(Status(ErrorCode::kUnknownPartition,
+                       "no partition " + pk.topic + "/" + std::to_string(pk.partition)));
   }
   const auto& replicas = topic->second.replicas[static_cast<size_t>(pk.partition)];
   std::vector<BrokerId> sorted = isr;
@@ -418,8 +431,11 @@ void EtcdClusterMember::alter_isr(const PartitionKey& pk, const PartitionState& 
   const std::string key = keys_.partition(pk.topic, pk.partition);
   std::vector<Compare> cmp{
       {key, Compare::Target::kModRevision, Compare::Op::kEqual, expected.mod_revision, {}},
-      {keys_.broker(options_.broker_id), Compare::Target::kCreateRevision, Compare::Op::kEqual,
-       epoch, {}}};
+      {keys_.broker(options_.broker_id),
+       Compare::Target::kCreateRevision,
+       Compare::Op::kEqual,
+       epoch,
+       {}}};
   std::vector<TxnOp> ops{{TxnOp::Kind::kPut, key, encode_partition(next), 0, false}};
   store_.txn(std::move(cmp), std::move(ops), {}, [done, next](const Result<TxnResult>& r) mutable {
     if (!r.ok()) return done(r.status());
@@ -448,7 +464,8 @@ void EtcdClusterMember::reassign(const PartitionKey& pk, std::vector<BrokerId> r
     return fail(invalid("replicas must be 1 to 16 distinct brokers"));
   }
   for (BrokerId b : replicas) {
-    if (!s->brokers.contains(b)) return fail(invalid("broker " + std::to_string(b) + " is not live"));
+    if (!s->brokers.contains(b))
+      return fail(invalid("broker " + std::to_string(b) + " is not live"));
   }
   TopicAssignment t = it->second;
   if (t.replicas[static_cast<size_t>(pk.partition)] == replicas) {
@@ -457,7 +474,8 @@ void EtcdClusterMember::reassign(const PartitionKey& pk, std::vector<BrokerId> r
     t.reassigning[pk.partition] = replicas;
   }
   const std::string key = keys_.topic(pk.topic);
-  std::vector<Compare> cmp{{key, Compare::Target::kModRevision, Compare::Op::kEqual, t.mod_revision, {}}};
+  std::vector<Compare> cmp{
+      {key, Compare::Target::kModRevision, Compare::Op::kEqual, t.mod_revision, {}}};
   std::vector<TxnOp> ops{{TxnOp::Kind::kPut, key, encode_topic(t), 0, false}};
   store_.txn(std::move(cmp), std::move(ops), {}, [done](const Result<TxnResult>& r) {
     if (!r.ok()) return done(r.status());
@@ -472,9 +490,8 @@ void EtcdClusterMember::reassign(const PartitionKey& pk, std::vector<BrokerId> r
 void EtcdClusterMember::controlled_shutdown(int64_t timeout_ms, std::function<void(Status)> done) {
   const int64_t epoch = broker_epoch_.load();
   if (epoch == 0 || lease_ == 0) {
-    return asio::post(io_, [done] {
-      done(Status(ErrorCode::kCoordinationUnavailable, "not registered"));
-    });
+    return asio::post(
+        io_, [done] { done(Status(ErrorCode::kCoordinationUnavailable, "not registered")); });
   }
   shutting_down_ = true;
   const std::string key = keys_.broker(options_.broker_id);

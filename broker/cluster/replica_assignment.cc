@@ -5,19 +5,11 @@
 #include <set>
 #include <string>
 
+#include "cluster/stable_hash.h"
+
 namespace spillway::broker::cluster {
 
 namespace {
-
-// FNV-1a: stable across runs and builds, unlike std::hash.
-uint64_t stable_hash(std::string_view s) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
 
 // Racks alternate: the first broker of each rack (racks and brokers in
 // order), then the second of each, and so on.
@@ -81,8 +73,8 @@ Result<std::vector<std::vector<BrokerId>>> assign_replicas(std::vector<Placement
     size_t k = 0;
     while (reps.size() < static_cast<size_t>(replication_factor)) {
       const PlacementBroker& b = arranged[replica_index(first, base_shift, k++, n)];
-      const bool rack_ok = !racks || !used_racks.contains(b.rack) ||
-                           used_racks.size() == all_racks.size();
+      const bool rack_ok =
+          !racks || !used_racks.contains(b.rack) || used_racks.size() == all_racks.size();
       if (rack_ok && !used.contains(b.id)) {
         reps.push_back(b.id);
         used.insert(b.id);

@@ -8,9 +8,9 @@ namespace spillway::broker {
 Result<std::unique_ptr<ProducerIds>> ProducerIds::open(storage::FileSystem& fs,
                                                        std::string data_dir, int64_t node_id) {
   if (node_id < 0 || node_id > kMaxNodeId) {
-    return Status(ErrorCode::kInvalidArgument,
-                  "node id " + std::to_string(node_id) + " is above " + std::to_string(kMaxNodeId) +
-                      ", the largest that producer ids can carry");
+    return Status(ErrorCode::kInvalidArgument, "node id " + std::to_string(node_id) + " is above " +
+                                                   std::to_string(kMaxNodeId) +
+                                                   ", the largest that producer ids can carry");
   }
   std::string path = std::move(data_dir) + "/" + kFileName;
   int64_t next = 0;

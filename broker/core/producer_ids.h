@@ -55,7 +55,7 @@ class ProducerIds {
 
   storage::FileSystem& fs_;
   const std::string path_;
-  const int64_t base_;    // node_id << kCounterBits
+  const int64_t base_;  // node_id << kCounterBits
   std::mutex mu_;
   int64_t next_;          // under mu_
   int64_t reserved_end_;  // under mu_: ids below it are recorded as reserved

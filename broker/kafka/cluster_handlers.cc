@@ -3,8 +3,11 @@
 
 #include <vector>
 
+#include "cluster/cluster_admin.h"
 #include "codec.h"
+#include "config/listen_address.h"
 #include "error_map.h"
+#include "group_ownership.h"
 #include "handlers/access.h"
 #include "spillway/common/kafka/describe_cluster.h"
 #include "spillway/common/kafka/error_codes.h"
@@ -20,19 +23,61 @@ void FindCoordinatorHandler::handle(Exchange& exchange) {
     exchange.finish(request.status());
     return;
   }
-  // Consumer groups are coordinated here; transactions are not served.
+  // Consumer groups are coordinated here (in a cluster: by the broker
+  // group_ownership.h picks); transactions are not served.
   const bool group = request->key_type == kafka::kCoordinatorKeyGroup;
-  const int16_t error = group ? kafka::errors::kNone : kafka::errors::kCoordinatorNotAvailable;
-  const std::optional<std::string_view> message =
-      group ? std::nullopt
-            : std::optional<std::string_view>("Spillway does not support transactions");
-  FindCoordinatorResponse response;
-  response.error_code = error;
-  response.error_message = message;
-  response.node_id = group ? context_.node_id : -1;
   const AdvertisedAddress& self = context_.advertised_for(exchange);
-  response.host = group ? std::string_view(self.host) : std::string_view();
-  response.port = group ? self.port : -1;
+  struct Coordinator {
+    int16_t error = kafka::errors::kNone;
+    std::optional<std::string_view> message;
+    int32_t node_id = -1;
+    std::string host;
+    int32_t port = -1;
+  };
+  cluster::SnapshotPtr snapshot =
+      context_.broker.cluster_admin ? context_.broker.cluster_admin->snapshot() : nullptr;
+  auto coordinator_of = [&](std::string_view key) {
+    Coordinator c;
+    if (!group) {
+      c.error = kafka::errors::kCoordinatorNotAvailable;
+      c.message = "Spillway does not support transactions";
+      return c;
+    }
+    const int32_t id = group_coordinator_id(context_, key);
+    if (id == context_.node_id) {
+      c.node_id = id;
+      c.host = self.host;
+      c.port = self.port;
+      return c;
+    }
+    const cluster::BrokerInfo* info = nullptr;
+    if (snapshot) {
+      auto it = snapshot->brokers.find(id);
+      if (it != snapshot->brokers.end()) info = &it->second;
+    }
+    Result<HostPort> address =
+        info != nullptr
+            ? parse_advertised_address(info->kafka_address)
+            : Result<HostPort>(Status(ErrorCode::kCoordinationUnavailable, "no broker"));
+    if (!address.ok()) {
+      // No live broker in this broker's view (or none with a Kafka
+      // listener): retriable, the client asks again.
+      c.error = kafka::errors::kCoordinatorNotAvailable;
+      c.message = "no live broker to coordinate the group";
+      return c;
+    }
+    c.node_id = id;
+    c.host = std::move(address->host);
+    c.port = address->port;
+    return c;
+  };
+  const Coordinator first = coordinator_of(request->key);
+  FindCoordinatorResponse response;
+  response.error_code = first.error;
+  response.error_message = first.message;
+  response.node_id = first.node_id;
+  response.host = first.host;
+  response.port = first.port;
   // A group's coordinator is told only to who may describe the group.
   constexpr std::string_view kRefused = "not allowed to describe the group";
   auto may_describe = [&](std::string_view key) {
@@ -46,16 +91,20 @@ void FindCoordinatorHandler::handle(Exchange& exchange) {
     response.port = -1;
   }
   // v4 batches its keys; each answered as above.
+  std::vector<Coordinator> found;
+  found.reserve(request->coordinator_keys.size());  // `coordinators` views their hosts
   std::vector<FindCoordinatorResponse::Coordinator> coordinators;
   for (std::string_view key : request->coordinator_keys) {
     const bool allowed = may_describe(key);
+    found.push_back(allowed ? coordinator_of(key) : Coordinator{});
+    const Coordinator& c = found.back();
     coordinators.push_back(
         {.key = key,
-         .node_id = allowed ? response.node_id : -1,
-         .host = allowed ? response.host : std::string_view(),
-         .port = allowed ? response.port : -1,
-         .error_code = allowed ? error : kafka_error(ErrorCode::kGroupAuthorizationFailed),
-         .error_message = allowed ? message : std::optional<std::string_view>(kRefused)});
+         .node_id = allowed ? c.node_id : -1,
+         .host = allowed ? std::string_view(c.host) : std::string_view(),
+         .port = allowed ? c.port : -1,
+         .error_code = allowed ? c.error : kafka_error(ErrorCode::kGroupAuthorizationFailed),
+         .error_message = allowed ? c.message : std::optional<std::string_view>(kRefused)});
   }
   response.coordinators = coordinators;
   respond(exchange, response);

@@ -11,6 +11,7 @@
 #include "codec.h"
 #include "core/offset_store.h"
 #include "error_map.h"
+#include "group_ownership.h"
 #include "groups/group_coordinator.h"
 #include "handlers/access.h"
 #include "spillway/common/kafka/delete_groups.h"
@@ -79,6 +80,7 @@ void DescribeGroupsHandler::handle(Exchange& exchange) {
   // once all are in (they come back on this connection's core).
   struct Work {
     std::vector<groups::GroupDescription> described;
+    std::vector<bool> elsewhere;  // coordinated by another broker: NOT_COORDINATOR
     size_t pending = 0;
     bool all_started = false;
 
@@ -92,7 +94,10 @@ void DescribeGroupsHandler::handle(Exchange& exchange) {
         g.group_id = d.group_id;
         g.protocol_type = d.protocol_type;
         g.protocol_data = d.protocol_name;
-        if (d.status.code() == ErrorCode::kUnknownGroup) {
+        if (elsewhere[i]) {
+          g.error_code = kafka::errors::kNotCoordinator;
+          g.group_state = "";
+        } else if (d.status.code() == ErrorCode::kUnknownGroup) {
           g.group_state = "Dead";  // as Kafka describes a group it does not have
         } else if (d.status.code() == ErrorCode::kInvalidArgument) {
           g.error_code = kafka_error(KafkaRefusal::kInvalidGroupName);
@@ -124,6 +129,7 @@ void DescribeGroupsHandler::handle(Exchange& exchange) {
   };
   auto work = std::make_shared<Work>();
   work->described.resize(static_cast<size_t>(request->groups.size()));
+  work->elsewhere.resize(work->described.size());
   size_t i = 0;
   for (std::string_view id : request->groups) {
     groups::GroupDescription& d = work->described[i];
@@ -135,6 +141,11 @@ void DescribeGroupsHandler::handle(Exchange& exchange) {
     }
     if (!may_group(context_.broker, exchange, security::AclOperation::kDescribe, id)) {
       d.status = Status(ErrorCode::kGroupAuthorizationFailed, "not allowed to describe the group");
+      ++i;
+      continue;
+    }
+    if (!coordinates_group(context_, id)) {
+      work->elsewhere[i] = true;
       ++i;
       continue;
     }
@@ -187,6 +198,10 @@ void DeleteGroupsHandler::handle(Exchange& exchange) {
     }
     if (!may_group(context_.broker, exchange, security::AclOperation::kDelete, work->names[i])) {
       work->errors[i] = kafka_error(ErrorCode::kGroupAuthorizationFailed);
+      continue;
+    }
+    if (!coordinates_group(context_, work->names[i])) {
+      work->errors[i] = kafka::errors::kNotCoordinator;
       continue;
     }
     ++work->pending;

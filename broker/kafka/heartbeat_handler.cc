@@ -7,6 +7,7 @@
 #include "codec.h"
 #include "core/offset_store.h"
 #include "error_map.h"
+#include "group_ownership.h"
 #include "groups/group_coordinator.h"
 #include "handlers/access.h"
 #include "spillway/common/kafka/heartbeat.h"
@@ -30,6 +31,12 @@ void HeartbeatHandler::handle(Exchange& exchange) {
   if (!may_group(context_.broker, exchange, security::AclOperation::kRead, request->group_id)) {
     Response r;
     r.error_code = kafka_error(ErrorCode::kGroupAuthorizationFailed);
+    respond(exchange, r);
+    return;
+  }
+  if (!coordinates_group(context_, request->group_id)) {
+    Response r;
+    r.error_code = kafka::errors::kNotCoordinator;
     respond(exchange, r);
     return;
   }

@@ -8,6 +8,7 @@
 #include "codec.h"
 #include "core/offset_store.h"
 #include "error_map.h"
+#include "group_ownership.h"
 #include "groups/group_coordinator.h"
 #include "groups/member_host.h"
 #include "handlers/access.h"
@@ -69,6 +70,10 @@ void JoinGroupHandler::handle(Exchange& exchange) {
   }
   if (!may_group(context_.broker, exchange, security::AclOperation::kRead, request->group_id)) {
     refuse(kafka_error(ErrorCode::kGroupAuthorizationFailed));
+    return;
+  }
+  if (!coordinates_group(context_, request->group_id)) {
+    refuse(kafka::errors::kNotCoordinator);
     return;
   }
   // Bad input costs nothing: counts and sizes before any copy.

@@ -8,6 +8,7 @@
 
 #include "codec.h"
 #include "error_map.h"
+#include "group_ownership.h"
 #include "groups/group_coordinator.h"
 #include "handlers/access.h"
 #include "handlers/admin_handlers.h"
@@ -66,6 +67,8 @@ void OffsetCommitHandler::handle(Exchange& exchange) {
     refused = kafka_error(KafkaRefusal::kInvalidGroupName);
   } else if (!may_group(context_.broker, exchange, security::AclOperation::kRead, work->group)) {
     refused = kafka_error(ErrorCode::kGroupAuthorizationFailed);
+  } else if (!coordinates_group(context_, work->group)) {
+    refused = kafka::errors::kNotCoordinator;
   }
   for (const Request::Topic& t : request->topics) {
     const Topic* topic = context_.broker.topics.find(t.name);

@@ -7,6 +7,7 @@
 
 #include "codec.h"
 #include "error_map.h"
+#include "group_ownership.h"
 #include "handlers/access.h"
 #include "spillway/common/kafka/offset_fetch.h"
 
@@ -43,17 +44,20 @@ struct FetchAnswer {
   // all topics asked: those the principal may not describe left out; named
   // ones: TOPIC_AUTHORIZATION_FAILED for each partition.
   void add_group(const OffsetStore& store, std::string_view group,
-                 const kafka::Array<Request::Topic>& requested, const BrokerContext& broker,
+                 const kafka::Array<Request::Topic>& requested, const KafkaContext& context,
                  const Exchange& exchange) {
+    const BrokerContext& broker = context.broker;
     const bool may_describe_group =
         may_group(broker, exchange, security::AclOperation::kDescribe, group);
-    groups.push_back({.group_id = group,
-                      .topics = {},
-                      .error_code = may_describe_group
-                                        ? int16_t{0}
-                                        : kafka_error(ErrorCode::kGroupAuthorizationFailed)});
+    const bool coordinator = coordinates_group(context, group);
+    groups.push_back(
+        {.group_id = group,
+         .topics = {},
+         .error_code = !may_describe_group
+                           ? kafka_error(ErrorCode::kGroupAuthorizationFailed)
+                           : (coordinator ? int16_t{0} : kafka::errors::kNotCoordinator)});
     first_topic.push_back(topics.size());
-    if (!may_describe_group) return;
+    if (!may_describe_group || !coordinator) return;
     auto may_describe = [&](std::string_view topic) {
       return may_topic(broker, exchange, security::AclOperation::kDescribe, topic);
     };
@@ -110,12 +114,12 @@ void OffsetFetchHandler::handle(Exchange& exchange) {
   Response response;
   if (exchange.header().api_version >= 8) {
     for (const Request::Group& g : request->groups) {
-      answer.add_group(store, g.group_id, g.topics, context_.broker, exchange);
+      answer.add_group(store, g.group_id, g.topics, context_, exchange);
     }
     answer.link();
     response.groups = answer.groups;
   } else {
-    answer.add_group(store, request->group_id, request->topics, context_.broker, exchange);
+    answer.add_group(store, request->group_id, request->topics, context_, exchange);
     answer.link();
     response.topics = answer.groups[0].topics;
     response.error_code = answer.groups[0].error_code;

@@ -8,6 +8,7 @@
 #include "codec.h"
 #include "core/offset_store.h"
 #include "error_map.h"
+#include "group_ownership.h"
 #include "groups/group_coordinator.h"
 #include "handlers/access.h"
 #include "spillway/common/kafka/sync_group.h"
@@ -42,6 +43,10 @@ void SyncGroupHandler::handle(Exchange& exchange) {
   }
   if (!may_group(context_.broker, exchange, security::AclOperation::kRead, request->group_id)) {
     refuse(kafka_error(ErrorCode::kGroupAuthorizationFailed));
+    return;
+  }
+  if (!coordinates_group(context_, request->group_id)) {
+    refuse(kafka::errors::kNotCoordinator);
     return;
   }
   for (const Request::Assignment& a : request->assignments) {

@@ -79,7 +79,7 @@ class LeaderState {
  private:
   struct Follower {
     BrokerId id = kNoBroker;
-    Offset end = kNoOffset;              // unknown until it fetches
+    Offset end = kNoOffset;  // unknown until it fetches
     int64_t last_caught_up_ms = 0;
     int64_t last_fetch_ms = 0;
     Offset last_fetch_leader_end = kNoOffset;
@@ -92,7 +92,7 @@ class LeaderState {
   LeaderEpoch epoch_{-1};
   Offset epoch_start_{0};
   int64_t lag_max_ms_ = 10'000;
-  std::vector<Follower> followers_;  // every replica but the leader
+  std::vector<Follower> followers_;   // every replica but the leader
   std::vector<BrokerId> isr_;         // stored
   std::vector<BrokerId> registered_;  // replicas whose brokers are registered
   std::optional<std::vector<BrokerId>> pending_;

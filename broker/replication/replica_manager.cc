@@ -197,13 +197,14 @@ void ReplicaManager::apply_partition(const cluster::ClusterSnapshot& snapshot,
     return lead;
   };
   if (applied.role == role && applied.leader_epoch == epoch && applied.leader == leader) {
-    if (role == Role::kLeader &&
-        (state->mod_revision != applied.mod_revision || registered_replicas != applied.registered)) {
+    if (role == Role::kLeader && (state->mod_revision != applied.mod_revision ||
+                                  registered_replicas != applied.registered)) {
       // The same term: the stored ISR or the registered brokers moved.
       applied.mod_revision = state->mod_revision;
       applied.registered = registered_replicas;
-      post_task(partition->owner(),
-                [partition, lead = leader_role()]() mutable { partition->become_leader(std::move(lead)); });
+      post_task(partition->owner(), [partition, lead = leader_role()]() mutable {
+        partition->become_leader(std::move(lead));
+      });
     }
     return;
   }

@@ -60,16 +60,17 @@ struct FollowerRole {
 // A follower's fetch of one partition, as the leader sees it.
 struct ReplicaReadRequest {
   BrokerId replica = kNoBroker;
-  int64_t broker_epoch = 0;            // the follower's registration
-  LeaderEpoch current_leader_epoch{0}; // the epoch it follows (KIP-320)
-  Offset fetch_offset{0};              // = its log end (durable end under `durable`)
+  int64_t broker_epoch = 0;             // the follower's registration
+  LeaderEpoch current_leader_epoch{0};  // the epoch it follows (KIP-320)
+  Offset fetch_offset{0};               // = its log end (durable end under `durable`)
   uint64_t max_bytes = 0;
 };
 
 // How the leader asks the cluster to store an ISR change (ClusterMember::
 // alter_isr through the cluster thread); the answer comes back to the
 // partition as isr_changed() or, on a failed compare, a later snapshot.
-using IsrWriter = std::function<void(const cluster::PartitionKey&, const cluster::PartitionState& expected,
-                                     std::vector<BrokerId> isr)>;
+using IsrWriter =
+    std::function<void(const cluster::PartitionKey&, const cluster::PartitionState& expected,
+                       std::vector<BrokerId> isr)>;
 
 }  // namespace spillway::broker::replication

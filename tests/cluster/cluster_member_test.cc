@@ -4,14 +4,13 @@
 // compaction. Leases expire only when a test says so; the io_context is
 // run until the expected state shows up (the loop's bound is a safety
 // net, not a timing assertion).
-#include "cluster/etcd_cluster_member.h"
+#include <gtest/gtest.h>
 
 #include <chrono>
 #include <memory>
 #include <optional>
 
-#include <gtest/gtest.h>
-
+#include "cluster/etcd_cluster_member.h"
 #include "memory_kv_store.h"
 
 namespace spillway::broker::cluster {
@@ -248,13 +247,15 @@ TEST_F(ClusterMemberTest, NoLiveIsrMemberGoesOfflineThenReturns) {
   ASSERT_EQ(old.leader, victim);
   nodes_[static_cast<size_t>(victim)]->store->set_reachable(false);
   etcd_.expire_lease(nodes_[static_cast<size_t>(victim)]->member->lease());
-  ASSERT_TRUE(run_until([&] { return view()->partition(pk.topic, pk.partition)->leader == kNoBroker; }));
+  ASSERT_TRUE(
+      run_until([&] { return view()->partition(pk.topic, pk.partition)->leader == kNoBroker; }));
   PartitionState offline = *view()->partition(pk.topic, pk.partition);
   EXPECT_EQ(offline.leader_epoch, old.leader_epoch + 1);
   EXPECT_EQ(offline.isr, std::vector<BrokerId>{victim});
 
   nodes_[static_cast<size_t>(victim)]->store->set_reachable(true);
-  ASSERT_TRUE(run_until([&] { return view()->partition(pk.topic, pk.partition)->leader == victim; }));
+  ASSERT_TRUE(
+      run_until([&] { return view()->partition(pk.topic, pk.partition)->leader == victim; }));
   EXPECT_EQ(view()->partition(pk.topic, pk.partition)->leader_epoch, old.leader_epoch + 2);
 }
 
@@ -272,16 +273,16 @@ TEST_F(ClusterMemberTest, UncleanElectionOnlyWhenTheTopicAllowsIt) {
   for (const auto& [pk, st] : held(view())->partitions) {
     if (st.leader != victim) continue;
     std::optional<Result<PartitionState>> r;
-    nodes_[static_cast<size_t>(victim)]->member->alter_isr(pk, st, {victim},
-                                                           [&](Result<PartitionState> x) { r = std::move(x); });
+    nodes_[static_cast<size_t>(victim)]->member->alter_isr(
+        pk, st, {victim}, [&](Result<PartitionState> x) { r = std::move(x); });
     ASSERT_TRUE(run_until([&] { return r.has_value(); }));
     ASSERT_TRUE(r->ok()) << r->status().to_string();
     EXPECT_EQ((*r)->isr, std::vector<BrokerId>{victim});
     shrunk[pk] = **r;
     // The same expected state again: its mod_revision is stale now.
     std::optional<Result<PartitionState>> again;
-    nodes_[static_cast<size_t>(victim)]->member->alter_isr(pk, st, {victim},
-                                                           [&](Result<PartitionState> x) { again = std::move(x); });
+    nodes_[static_cast<size_t>(victim)]->member->alter_isr(
+        pk, st, {victim}, [&](Result<PartitionState> x) { again = std::move(x); });
     ASSERT_TRUE(run_until([&] { return again.has_value(); }));
     EXPECT_EQ(again->status().code(), ErrorCode::kFencedLeaderEpoch);
   }
@@ -322,7 +323,8 @@ TEST_F(ClusterMemberTest, ControlledShutdownMovesLeadershipBeforeDone) {
   m.controlled_shutdown(60'000, [&](Status st) {
     done = std::move(st);
     still_led_at_done = 0;
-    for (const auto& [pk, ps] : held(m.snapshot())->partitions) still_led_at_done += ps.leader == leaving;
+    for (const auto& [pk, ps] : held(m.snapshot())->partitions)
+      still_led_at_done += ps.leader == leaving;
   });
   ASSERT_TRUE(run_until([&] { return done.has_value(); }));
   EXPECT_TRUE(done->ok()) << done->to_string();
@@ -358,7 +360,8 @@ TEST_F(ClusterMemberTest, PreferredLeaderRegainsLeadership) {
   PartitionState st = *nodes_[static_cast<size_t>(interim)]->member->snapshot()->partition("t", p);
   std::optional<Result<PartitionState>> r;
   nodes_[static_cast<size_t>(interim)]->member->alter_isr(
-      PartitionKey{"t", p}, st, {interim, victim}, [&](Result<PartitionState> x) { r = std::move(x); });
+      PartitionKey{"t", p}, st, {interim, victim},
+      [&](Result<PartitionState> x) { r = std::move(x); });
   ASSERT_TRUE(run_until([&] { return r.has_value(); }));
   ASSERT_TRUE(r->ok()) << r->status().to_string();
   ASSERT_TRUE(run_until([&] { return view()->partition("t", p)->leader == victim; }));
@@ -394,7 +397,8 @@ TEST_F(ClusterMemberTest, CreateTwiceAndDelete) {
   ASSERT_TRUE(run_until([&] { return a && b; }));
   EXPECT_NE(a->ok(), b->ok());
   EXPECT_EQ((a->ok() ? *b : *a).code(), ErrorCode::kTopicExists);
-  EXPECT_EQ(create(*nodes_[0]->member, NewTopic{"big", 1, 4, {}}).code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(create(*nodes_[0]->member, NewTopic{"big", 1, 4, {}}).code(),
+            ErrorCode::kInvalidArgument);
   EXPECT_EQ(create(*nodes_[0]->member, NewTopic{"bad name", 1, 1, {}}).code(),
             ErrorCode::kInvalidArgument);
 
@@ -497,7 +501,8 @@ TEST_F(ClusterMemberTest, ReassignMovesReplicasThroughTheIsr) {
   PartitionState ps = *view()->partition("t", 0);
   std::optional<Result<PartitionState>> r;
   nodes_[static_cast<size_t>(ps.leader)]->member->alter_isr(
-      PartitionKey{"t", 0}, ps, {old[0], old[1], spare}, [&](Result<PartitionState> x) { r = std::move(x); });
+      PartitionKey{"t", 0}, ps, {old[0], old[1], spare},
+      [&](Result<PartitionState> x) { r = std::move(x); });
   ASSERT_TRUE(run_until([&] { return r.has_value(); }));
   ASSERT_TRUE(r->ok()) << r->status().to_string();
   // Leadership moves into the target, then the old replica goes.

@@ -150,7 +150,8 @@ class PartitionFaults : public ::testing::Test {
 
   void create(const std::string& topic) {
     Status created = cluster_->create_topic(
-        topic, kPartitions, 3, {{"min.insync.replicas", "2"}, {"spillway.flush.policy", "interval"}});
+        topic, kPartitions, 3,
+        {{"min.insync.replicas", "2"}, {"spillway.flush.policy", "interval"}});
     ASSERT_TRUE(created.ok()) << created.to_string() << "\n" << cluster_->report(topic);
     ASSERT_TRUE(wait_healthy(*cluster_, topic, 3)) << "the topic never got 3 in-sync replicas";
   }
@@ -255,7 +256,8 @@ TEST_F(PartitionFaults, BrokerCutOffFromEtcd) {
 
   std::string etcd_ports;
   for (int m = 0; m < cluster_->etcd().size(); ++m) {
-    etcd_ports += (etcd_ports.empty() ? "" : ", ") + std::to_string(cluster_->etcd().client_port(m));
+    etcd_ports +=
+        (etcd_ports.empty() ? "" : ", ") + std::to_string(cluster_->etcd().client_port(m));
   }
   const std::string peer = netns_.outside();
   Status st = netns_.cut({"ip daddr " + peer + " tcp dport { " + etcd_ports + " }"},

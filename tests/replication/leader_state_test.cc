@@ -158,8 +158,8 @@ TEST_F(LeaderStateTest, AnUnregisteredReplicaDoesNotJoinTheIsr) {
   state.record_fetch(2, Offset(10), Offset(10), 100);
   state.record_fetch(3, Offset(10), Offset(10), 100);
   EXPECT_TRUE(state.update_high_watermark(Offset(10)));
-  state.set_registered({1, 2});     // 3's registration is gone
-  state.isr_stored({1, 2}, 200);    // the controller removed it
+  state.set_registered({1, 2});                        // 3's registration is gone
+  state.isr_stored({1, 2}, 200);                       // the controller removed it
   state.record_fetch(3, Offset(10), Offset(10), 300);  // still fetching, caught up
   EXPECT_FALSE(state.propose_isr_change(300).has_value());
   state.set_registered({1, 2, 3});  // registered again

@@ -28,8 +28,8 @@ using testing::PartitionDriver;
 constexpr char kDir[] = "/d/t/0";
 constexpr BrokerId kSelf = 1;
 
-std::unique_ptr<PartitionDriver> open(MemoryFileSystem& fs,
-                                      storage::FlushPolicy policy = storage::FlushPolicy::kInterval) {
+std::unique_ptr<PartitionDriver> open(
+    MemoryFileSystem& fs, storage::FlushPolicy policy = storage::FlushPolicy::kInterval) {
   storage::LogConfig c = storage::testing::small_log_config(policy);
   if (policy == storage::FlushPolicy::kInterval) {
     c.flush_interval_ms = INT64_MAX / 2;
@@ -72,13 +72,13 @@ PartitionReply replica_read(PartitionDriver& d, BrokerId replica, int64_t fetch_
                              .current_leader_epoch = LeaderEpoch(epoch),
                              .fetch_offset = Offset(fetch_offset),
                              .max_bytes = 1 << 20};
-  return d.call([request](Partition& p, Reply reply) { p.replica_read(request, std::move(reply)); });
+  return d.call(
+      [request](Partition& p, Reply reply) { p.replica_read(request, std::move(reply)); });
 }
 
 PartitionReply read(PartitionDriver& d, int64_t offset) {
-  return d.call([offset](Partition& p, Reply reply) {
-    p.read(Offset(offset), 1 << 20, std::move(reply));
-  });
+  return d.call(
+      [offset](Partition& p, Reply reply) { p.read(Offset(offset), 1 << 20, std::move(reply)); });
 }
 
 // Whether the owner has answered `f` yet: a round trip through the owner
@@ -94,8 +94,9 @@ TEST(PartitionReplication, StandaloneTreatsAcksAllAsDurable) {
   PartitionReply r = d->append(make_batch(2, 8, 1), AckAfter::kIsr);
   ASSERT_TRUE(r.status.ok());
   EXPECT_EQ(d->partition().role(), replication::Role::kStandalone);
-  EXPECT_GT(d->on_owner([](Partition&, storage::PartitionLog& log) { return log.durable_offset(); }),
-            r.last_offset);
+  EXPECT_GT(
+      d->on_owner([](Partition&, storage::PartitionLog& log) { return log.durable_offset(); }),
+      r.last_offset);
   EXPECT_FALSE(fs.exists(std::string(kDir) + "/" + storage::LeaderEpochCache::kFileName));
 }
 
@@ -171,8 +172,9 @@ TEST(PartitionReplication, AcksAllRefusedBelowMinInsync) {
   become_leader(*d, leader_role(1, {1}, /*min_insync=*/2));
   PartitionReply r = d->append(make_batch(1, 8, 1), AckAfter::kIsr);
   EXPECT_EQ(r.status.code(), ErrorCode::kNotEnoughReplicas);
-  EXPECT_EQ(d->on_owner([](Partition&, storage::PartitionLog& log) { return log.log_end_offset(); }),
-            Offset(0));
+  EXPECT_EQ(
+      d->on_owner([](Partition&, storage::PartitionLog& log) { return log.log_end_offset(); }),
+      Offset(0));
   // acks=1 is still taken.
   EXPECT_TRUE(d->append(make_batch(1, 8, 2), AckAfter::kWrite).status.ok());
 }

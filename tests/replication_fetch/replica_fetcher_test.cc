@@ -5,6 +5,8 @@
 // the roles are set on the partitions directly, as the ReplicaManager
 // would. Also the handlers on their own (raw frames): the long poll, the
 // replica check against the cluster snapshot, ClusterAction.
+#include "replication/replica_fetcher.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -22,7 +24,6 @@
 #include "fake_cluster.h"
 #include "handlers/replication_handlers.h"
 #include "in_process_broker.h"
-#include "replication/replica_fetcher.h"
 #include "spillway/common/buffer_pool.h"
 #include "spillway/common/messages/replication.h"
 
@@ -54,8 +55,8 @@ void on_owner(Partition& p, F fn) {
 
 void lead(Partition& p, int32_t epoch) {
   on_owner(p, [&] {
-    p.set_isr_writer([](const cluster::PartitionKey&, const cluster::PartitionState&,
-                        std::vector<BrokerId>) {});
+    p.set_isr_writer(
+        [](const cluster::PartitionKey&, const cluster::PartitionState&, std::vector<BrokerId>) {});
     replication::LeaderRole role;
     role.state.leader = kLeader;
     role.state.leader_epoch = epoch;
@@ -69,8 +70,8 @@ void lead(Partition& p, int32_t epoch) {
 
 void lead_as(Partition& p, BrokerId self, int32_t epoch) {
   on_owner(p, [&] {
-    p.set_isr_writer([](const cluster::PartitionKey&, const cluster::PartitionState&,
-                        std::vector<BrokerId>) {});
+    p.set_isr_writer(
+        [](const cluster::PartitionKey&, const cluster::PartitionState&, std::vector<BrokerId>) {});
     replication::LeaderRole role;
     role.state.leader = self;
     role.state.leader_epoch = epoch;
@@ -170,12 +171,11 @@ class ReplicaFetcherTest : public ::testing::Test {
     ASSERT_NE(lp_, nullptr);
     ASSERT_NE(fp_, nullptr);
     fetcher_ = std::make_unique<ReplicaFetcher>(
-        follower_->cores().context(0),
-        replication::FetcherOptions{.broker_id = kFollower,
-                                    .broker_epoch = 1,
-                                    .max_wait_ms = 200,
-                                    .backoff_initial_ms = 10,
-                                    .backoff_max_ms = 100});
+        follower_->cores().context(0), replication::FetcherOptions{.broker_id = kFollower,
+                                                                   .broker_epoch = 1,
+                                                                   .max_wait_ms = 200,
+                                                                   .backoff_initial_ms = 10,
+                                                                   .backoff_max_ms = 100});
     fetcher_->set_observer([this](const FollowEvent& e) { events_.on_event(e); });
   }
 
@@ -194,9 +194,8 @@ class ReplicaFetcherTest : public ::testing::Test {
 
   // Waits until the follower's log ends where the leader's does.
   bool caught_up() {
-    return events_.wait_for([&](const auto&) {
-      return fp_->log_end_offset() == lp_->log_end_offset();
-    });
+    return events_.wait_for(
+        [&](const auto&) { return fp_->log_end_offset() == lp_->log_end_offset(); });
   }
 
   std::unique_ptr<InProcessBroker> leader_;
@@ -224,7 +223,8 @@ TEST_F(ReplicaFetcherTest, ReplicatesAppendedBatches) {
   // and the follower learns it (a fetch without records carries it too).
   EXPECT_TRUE(events_.wait_for([&](const auto&) {
     return lp_->high_watermark() == Offset(27) && fp_->high_watermark() == Offset(27);
-  })) << lp_->high_watermark().value() << " " << fp_->high_watermark().value();
+  })) << lp_->high_watermark().value()
+      << " " << fp_->high_watermark().value();
 }
 
 TEST_F(ReplicaFetcherTest, TruncatesADivergentTail) {
@@ -251,8 +251,9 @@ TEST_F(ReplicaFetcherTest, TruncatesADivergentTail) {
   fetcher_->add_partition(fp_, kLeader, leader_->address(), LeaderEpoch(3));
   ASSERT_TRUE(caught_up());
   EXPECT_EQ(fp_->log_end_offset(), Offset(5));
-  EXPECT_TRUE(events_.wait_for(
-      [](const auto& events) { return Events::saw(events, FollowPhase::kTruncate, ErrorCode::kOk); }));
+  EXPECT_TRUE(events_.wait_for([](const auto& events) {
+    return Events::saw(events, FollowPhase::kTruncate, ErrorCode::kOk);
+  }));
   EXPECT_EQ(segment_files(follower_->data_dir()), segment_files(leader_->data_dir()));
 }
 
@@ -359,7 +360,8 @@ TEST_F(ReplicaFetcherTest, ALongPollIsWokenByAnAppend) {
   // At the log end with a long wait: the answer brings the next batch,
   // which only an append's wake-up can give it before the wait ends.
   std::promise<std::optional<RawResponse>> answer;
-  std::thread asker([&] { answer.set_value(replica_fetch(leader_->port(), kFollower, 2, 1, 60'000)); });
+  std::thread asker(
+      [&] { answer.set_value(replica_fetch(leader_->port(), kFollower, 2, 1, 60'000)); });
   ASSERT_TRUE(append(*lp_, 3, "b").status.ok());
   std::optional<RawResponse> r = answer.get_future().get();
   asker.join();
@@ -378,8 +380,8 @@ TEST(ReplicationHandlers, ANonReplicaAndAMissingClusterActionAreRefused) {
   auto snapshot = std::make_shared<cluster::ClusterSnapshot>();
   snapshot->topics[kTopic] = {.name = kTopic, .replicas = {{kLeader, kFollower}}};
   cluster.set_snapshot(snapshot);
-  InProcessBroker broker({.broker_id = kLeader, .add_handlers = &replication_handlers,
-                          .cluster = &cluster});
+  InProcessBroker broker(
+      {.broker_id = kLeader, .add_handlers = &replication_handlers, .cluster = &cluster});
   ASSERT_TRUE(broker.started().ok());
   ASSERT_TRUE(broker.create_topic(kTopic, 1).ok());
   lead(*broker.partition(kTopic, 0), 1);
@@ -391,8 +393,10 @@ TEST(ReplicationHandlers, ANonReplicaAndAMissingClusterActionAreRefused) {
   EXPECT_EQ(only_result(*decoded).error_code, ErrorCode::kNotLeaderOrFollower);
 
   ClusterOnlyAuthorizer describe_only({security::AclOperation::kDescribe});
-  InProcessBroker denied({.broker_id = kLeader, .add_handlers = &replication_handlers,
-                          .cluster = &cluster, .authorizer = &describe_only});
+  InProcessBroker denied({.broker_id = kLeader,
+                          .add_handlers = &replication_handlers,
+                          .cluster = &cluster,
+                          .authorizer = &describe_only});
   ASSERT_TRUE(denied.started().ok());
   auto refused = replica_fetch(denied.port(), kFollower, 0, 1, 0);
   ASSERT_TRUE(refused.has_value());
@@ -424,8 +428,8 @@ TEST(ReplicationHandlers, LeaderEpochEndAnswersTheEpochsEnd) {
     const std::array<messages::LeaderEpochEndTopicRequest, 1> topics = {
         messages::LeaderEpochEndTopicRequest{.name = kTopic, .partitions = parts}};
     return client.call(frame::ApiKey::kLeaderEpochEnd, [&](WriteBuffer& out) {
-      return messages::encode_leader_epoch_end_request(
-          {.replica_id = kFollower, .topics = topics}, out);
+      return messages::encode_leader_epoch_end_request({.replica_id = kFollower, .topics = topics},
+                                                       out);
     });
   };
   for (auto [asked, epoch, end] : {std::tuple{1, 1, 4}, std::tuple{2, 1, 4}, std::tuple{3, 3, 6}}) {
