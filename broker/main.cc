@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "cluster/cluster_node.h"
+#include "cluster/cluster_offsets.h"
 #include "config/command_line.h"
 #include "config/group_limits.h"
 #include "config/listener_list.h"
@@ -364,6 +365,7 @@ int main(int argc, char** argv) {
                  kafka_context.cluster_id);
   }
   std::unique_ptr<cluster::ClusterNode> cluster_node;
+  std::unique_ptr<cluster::ClusterOffsets> cluster_offsets;
   if (clustered) {
     // What other brokers and clients are told: the advertised addresses,
     // by default the bound ones.
@@ -385,6 +387,8 @@ int main(int argc, char** argv) {
     }
     context.cluster = &cluster_node->member();
     context.cluster_admin = cluster_node.get();
+    cluster_offsets = std::make_unique<cluster::ClusterOffsets>(*cluster_node, offsets);
+    context.cluster_offsets = cluster_offsets.get();
     context.broker_id = static_cast<BrokerId>(config.node_id);
     cluster_node_ptr = cluster_node.get();
     // Tests and scripts parse "cluster NAME member N" from this line.

@@ -9,7 +9,9 @@
 #include <asio/any_io_executor.hpp>
 #include <functional>
 #include <string>
+#include <vector>
 
+#include "cluster/cluster_keys.h"
 #include "cluster/cluster_member.h"
 #include "spillway/common/status.h"
 
@@ -23,6 +25,23 @@ class ClusterAdmin {
                             std::function<void(Status)> done) = 0;
   virtual void delete_topic(std::string name, asio::any_io_executor executor,
                             std::function<void(Status)> done) = 0;
+  // A consumer group's committed offsets as etcd holds them
+  // (ClusterKeys::group_offsets, cluster/cluster_offsets.h), with the key's
+  // mod_revision (0: no key yet). kCoordinationUnavailable when etcd does
+  // not answer; kCorruptMessage for a value that does not decode.
+  struct StoredOffsets {
+    std::vector<GroupOffset> offsets;
+    int64_t mod_revision = 0;
+  };
+  virtual void read_group_offsets(std::string group, asio::any_io_executor executor,
+                                  std::function<void(Result<StoredOffsets>)> done) = 0;
+  // Replaces them if the key's mod_revision is still `expected` (0: the key
+  // must not exist): the new mod_revision, or 0 when the compare failed
+  // (another broker wrote them since).
+  virtual void write_group_offsets(std::string group, int64_t expected,
+                                   std::vector<GroupOffset> offsets, asio::any_io_executor executor,
+                                   std::function<void(Result<int64_t>)> done) = 0;
+
   // The cluster as this broker last saw it (any thread).
   virtual SnapshotPtr snapshot() const = 0;
   virtual BrokerId broker_id() const = 0;

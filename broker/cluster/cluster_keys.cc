@@ -2,9 +2,8 @@
 
 #include <charconv>
 #include <limits>
-#include <set>
-
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "core/topic_config.h"
 
@@ -24,11 +23,14 @@ bool nesting_ok(std::string_view v) {
   for (size_t i = 0; i < v.size(); ++i) {
     const char c = v[i];
     if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
       continue;
     }
-    if (c == '"') in_string = true;
+    if (c == '"')
+      in_string = true;
     else if (c == '[' || c == '{') {
       if (++depth > kMaxNesting) return false;
     } else if (c == ']' || c == '}') {
@@ -112,13 +114,31 @@ bool parse_int(std::string_view s, int64_t lo, int64_t hi, int64_t* out) {
 
 }  // namespace
 
-bool valid_broker_id(int64_t id) { return id >= 0 && id <= std::numeric_limits<int32_t>::max(); }
+bool valid_broker_id(int64_t id) {
+  return id >= 0 && id <= std::numeric_limits<int32_t>::max();
+}
 
 ClusterKeys::ClusterKeys(std::string_view cluster_name)
-    : prefix_("/spillway/" + std::string(cluster_name) + "/") {}
+    : prefix_("/spillway/" + std::string(cluster_name) + "/"),
+      groups_prefix_("/spillway-groups/" + std::string(cluster_name) + "/offsets/") {}
 
-std::string ClusterKeys::broker(BrokerId id) const { return prefix_ + "brokers/" + std::to_string(id); }
-std::string ClusterKeys::controller() const { return prefix_ + "controller"; }
+std::string ClusterKeys::group_offsets(std::string_view group) const {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string key = groups_prefix_;
+  key.reserve(key.size() + 2 * group.size());
+  for (unsigned char c : group) {
+    key.push_back(kHex[c >> 4]);
+    key.push_back(kHex[c & 15]);
+  }
+  return key;
+}
+
+std::string ClusterKeys::broker(BrokerId id) const {
+  return prefix_ + "brokers/" + std::to_string(id);
+}
+std::string ClusterKeys::controller() const {
+  return prefix_ + "controller";
+}
 std::string ClusterKeys::topic(std::string_view name) const {
   return prefix_ + "topics/" + std::string(name);
 }
@@ -194,7 +214,9 @@ Result<BrokerInfo> decode_broker(std::string_view value, BrokerId id, int64_t ep
   return b;
 }
 
-std::string encode_controller(BrokerId id) { return json{{"broker", id}}.dump(); }
+std::string encode_controller(BrokerId id) {
+  return json{{"broker", id}}.dump();
+}
 
 Result<BrokerId> decode_controller(std::string_view value) {
   auto j = parse_object(value);
@@ -263,8 +285,8 @@ Result<TopicAssignment> decode_topic(std::string_view value, std::string_view na
     auto sb = get_int(*st, "segment_bytes", -2, kMax, &unset);
     auto mi = get_int(*st, "min_insync_replicas", 0, kMaxReplicationFactor, &zero);
     auto ul = get_int(*st, "unclean_leader_election", -1, 1, &dflt);
-    for (const Status& e : {flush.status(), rb.status(), rm.status(), sb.status(), mi.status(),
-                            ul.status()}) {
+    for (const Status& e :
+         {flush.status(), rb.status(), rm.status(), sb.status(), mi.status(), ul.status()}) {
       if (!e.ok()) return e;
     }
     s.flush_policy = std::move(*flush);
@@ -304,6 +326,40 @@ Result<PartitionState> decode_partition(std::string_view value) {
   p.controller_epoch = *cepoch;
   p.isr = std::move(*list);
   return p;
+}
+
+std::string encode_group_offsets(const std::vector<GroupOffset>& offsets) {
+  json list = json::array();
+  for (const GroupOffset& o : offsets)
+    list.push_back(json::array({o.topic, o.partition, o.offset}));
+  return json{{"offsets", std::move(list)}}.dump();
+}
+
+Result<std::vector<GroupOffset>> decode_group_offsets(std::string_view value) {
+  auto j = parse_object(value);
+  if (!j.ok()) return j.status();
+  auto list = j->find("offsets");
+  if (list == j->end() || !list->is_array()) return bad("field offsets is not an array");
+  if (list->size() > static_cast<size_t>(kMaxPartitions)) return bad("too many offsets");
+  std::vector<GroupOffset> out;
+  out.reserve(list->size());
+  for (const json& e : *list) {
+    if (!e.is_array() || e.size() != 3 || !e[0].is_string() || !e[1].is_number_integer() ||
+        !e[2].is_number_integer()) {
+      return bad("an offset is not [topic, partition, offset]");
+    }
+    const auto& topic = e[0].get_ref<const std::string&>();
+    // nlohmann keeps a non-negative number as unsigned: one above INT64_MAX
+    // would wrap to a negative one here, which the range check refuses.
+    const int64_t partition = e[1].get<int64_t>();
+    const int64_t offset = e[2].get<int64_t>();
+    if (topic.empty() || topic.size() > 255 || partition < 0 || partition >= kMaxPartitions ||
+        offset < 0) {
+      return bad("an offset is out of range");
+    }
+    out.push_back({topic, static_cast<int32_t>(partition), offset});
+  }
+  return out;
 }
 
 }  // namespace spillway::broker::cluster

@@ -4,6 +4,8 @@
 //   controller            {"broker"}                                  lease-attached
 //   topics/<t>            {"replicas":[[..],..],"reassigning":{"<p>":[..]},"settings":{..}}
 //   partitions/<t>/<p>    {"leader","leader_epoch","isr","controller_epoch"}
+// and, outside that prefix, /spillway-groups/<cluster>/offsets/<hex group>
+// {"offsets":[[topic,partition,offset],..]} (a group's committed offsets).
 // Decoding is strict and bounded: a value above kMaxValueBytes, a field of
 // the wrong type, an id, count or length out of range, is refused with
 // kCorruptMessage (the caller logs it and ignores the key); unknown fields
@@ -36,6 +38,10 @@ class ClusterKeys {
   std::string topic(std::string_view name) const;
   std::string partitions_of(std::string_view topic) const;  // prefix of its partition keys
   std::string partition(std::string_view topic, int32_t p) const;
+  // A consumer group's committed offsets (cluster/cluster_offsets.h):
+  // "/spillway-groups/<cluster>/offsets/<hex of the group name>". Outside
+  // prefix() on purpose: commits are not state every broker watches.
+  std::string group_offsets(std::string_view group) const;
 
   struct Parsed {
     enum class Kind { kUnknown, kBroker, kController, kTopic, kPartition };
@@ -49,6 +55,7 @@ class ClusterKeys {
 
  private:
   std::string prefix_;
+  std::string groups_prefix_;
 };
 
 // A broker id as stored: 0 .. INT32_MAX.
@@ -66,5 +73,14 @@ Result<TopicAssignment> decode_topic(std::string_view value, std::string_view na
 
 std::string encode_partition(const PartitionState& p);
 Result<PartitionState> decode_partition(std::string_view value);
+
+// One committed offset of a group: {"offsets":[["<topic>",<partition>,<offset>],...]}.
+struct GroupOffset {
+  std::string topic;
+  int32_t partition = 0;
+  int64_t offset = 0;
+};
+std::string encode_group_offsets(const std::vector<GroupOffset>& offsets);
+Result<std::vector<GroupOffset>> decode_group_offsets(std::string_view value);
 
 }  // namespace spillway::broker::cluster

@@ -189,6 +189,60 @@ void ClusterNode::delete_topic(std::string name, asio::any_io_executor executor,
   });
 }
 
+void ClusterNode::read_group_offsets(std::string group, asio::any_io_executor executor,
+                                     std::function<void(Result<StoredOffsets>)> done) {
+  asio::post(io_, [this, group = std::move(group), executor, done = std::move(done)]() mutable {
+    const std::string key = ClusterKeys(config_.cluster_name).group_offsets(group);
+    store_->range(key, false, [executor, done = std::move(done)](Result<RangeResult> r) mutable {
+      Result<StoredOffsets> out = Status(ErrorCode::kUnknown, "");
+      if (!r.ok()) {
+        out = r.status();
+      } else if (r->kvs.empty()) {
+        out = StoredOffsets{};
+      } else if (Result<std::vector<GroupOffset>> o = decode_group_offsets(r->kvs[0].value);
+                 !o.ok()) {
+        out = o.status();
+      } else {
+        out = StoredOffsets{.offsets = std::move(*o), .mod_revision = r->kvs[0].mod_revision};
+      }
+      asio::post(executor, [done = std::move(done), out = std::move(out)]() mutable {
+        done(std::move(out));
+      });
+    });
+  });
+}
+
+void ClusterNode::write_group_offsets(std::string group, int64_t expected,
+                                      std::vector<GroupOffset> offsets,
+                                      asio::any_io_executor executor,
+                                      std::function<void(Result<int64_t>)> done) {
+  std::string value = encode_group_offsets(offsets);
+  if (value.size() > kMaxValueBytes) {
+    asio::post(executor, [done = std::move(done)] {
+      done(Status(ErrorCode::kResourceExhausted, "the group's committed offsets exceed " +
+                                                     std::to_string(kMaxValueBytes) +
+                                                     " bytes as stored in etcd"));
+    });
+    return;
+  }
+  asio::post(io_, [this, group = std::move(group), expected, value = std::move(value), executor,
+                   done = std::move(done)]() mutable {
+    std::string key = ClusterKeys(config_.cluster_name).group_offsets(group);
+    std::vector<Compare> cmp{
+        {key, Compare::Target::kModRevision, Compare::Op::kEqual, expected, {}}};
+    std::vector<TxnOp> put{{TxnOp::Kind::kPut, key, std::move(value), 0, false}};
+    store_->txn(std::move(cmp), std::move(put), {},
+                [executor, done = std::move(done)](Result<TxnResult> r) mutable {
+                  Result<int64_t> out = !r.ok()        ? Result<int64_t>(r.status())
+                                        : r->succeeded ? Result<int64_t>(r->revision)
+                                                       : Result<int64_t>(int64_t{0});
+                  asio::post(executor, [done = std::move(done), out = std::move(out)]() mutable {
+                    done(std::move(out));
+                  });
+                });
+  });
+}
+
 void ClusterNode::prepare_stop(std::function<void()> done) {
   if (!member_) {
     done();

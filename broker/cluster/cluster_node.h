@@ -64,6 +64,11 @@ class ClusterNode final : public ClusterAdmin {
                     std::function<void(Status)> done) override;
   void delete_topic(std::string name, asio::any_io_executor executor,
                     std::function<void(Status)> done) override;
+  void read_group_offsets(std::string group, asio::any_io_executor executor,
+                          std::function<void(Result<StoredOffsets>)> done) override;
+  void write_group_offsets(std::string group, int64_t expected, std::vector<GroupOffset> offsets,
+                           asio::any_io_executor executor,
+                           std::function<void(Result<int64_t>)> done) override;
   SnapshotPtr snapshot() const override { return member_->snapshot(); }
   BrokerId broker_id() const override { return static_cast<BrokerId>(config_.node_id); }
 

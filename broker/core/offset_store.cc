@@ -183,6 +183,18 @@ std::vector<std::string> OffsetStore::groups() const {
   return out;
 }
 
+void OffsetStore::adopt(std::string_view group, const std::vector<Entry>& entries) {
+  GroupOffsets offsets;
+  for (const Entry& e : entries) offsets[{e.topic, e.partition}] = e.offset;
+  std::lock_guard lock(mu_);
+  auto it = groups_.find(group);
+  if (it == groups_.end()) {
+    if (!offsets.empty()) groups_.emplace(std::string(group), std::move(offsets));
+  } else {
+    it->second = std::move(offsets);
+  }
+}
+
 void OffsetStore::forget_topic(std::string_view topic) {
   std::lock_guard lock(mu_);
   for (auto& [group, offsets] : groups_) {

@@ -82,6 +82,11 @@ class OffsetStore {
   // The groups with at least one committed offset, by name.
   std::vector<std::string> groups() const;
 
+  // Replaces `group`'s offsets in memory only (no file): in a cluster the
+  // group's offsets as etcd holds them, taken when this broker becomes the
+  // group's coordinator (cluster/cluster_offsets.h). The file is rewritten
+  // at the group's next commit.
+  void adopt(std::string_view group, const std::vector<Entry>& entries);
   // Forgets a deleted topic's offsets in memory (files keep them until the
   // group's next commit).
   void forget_topic(std::string_view topic);

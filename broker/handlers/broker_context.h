@@ -16,7 +16,8 @@ class GroupCoordinator;
 namespace cluster {
 class ClusterMember;
 class ClusterAdmin;
-}
+class ClusterOffsets;
+}  // namespace cluster
 namespace security {
 class Authorizer;
 class SaslAuthenticator;
@@ -48,6 +49,9 @@ struct BrokerContext {
   // Topic creation and deletion in the cluster (cluster/cluster_admin.h);
   // set exactly when `cluster` is.
   cluster::ClusterAdmin* cluster_admin = nullptr;
+  // Consumer groups' committed offsets kept in etcd (cluster/
+  // cluster_offsets.h); set exactly when `cluster` is.
+  cluster::ClusterOffsets* cluster_offsets = nullptr;
   // This broker's id in the cluster (kNoBroker without one).
   BrokerId broker_id = kNoBroker;
 };

@@ -138,8 +138,15 @@ int16_t kafka_error(KafkaRefusal refusal) noexcept {
 }
 
 int16_t kafka_group_error(const Status& status) noexcept {
-  if (status.code() == ErrorCode::kShuttingDown) return kafka::errors::kNotCoordinator;
-  return kafka_error(status);
+  switch (status.code()) {
+    case ErrorCode::kShuttingDown:
+    case ErrorCode::kNotLeaderOrFollower:  // another broker holds the group's offsets now
+      return kafka::errors::kNotCoordinator;
+    case ErrorCode::kCoordinationUnavailable:  // etcd, or the offsets not loaded yet
+      return kafka::errors::kCoordinatorNotAvailable;
+    default:
+      return kafka_error(status);
+  }
 }
 
 }  // namespace spillway::broker::kafka_listener

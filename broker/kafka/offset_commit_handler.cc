@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cluster/cluster_offsets.h"
 #include "codec.h"
 #include "error_map.h"
 #include "group_ownership.h"
@@ -37,7 +38,7 @@ void send(Exchange& exchange, CommitWork& work, const Status& stored) {
   topics.reserve(work.topics.size());
   work.first_partition.push_back(work.partitions.size());
   for (size_t p = 0; p < work.partitions.size(); ++p) {
-    if (work.stored[p]) work.partitions[p].error_code = kafka_error(stored);
+    if (work.stored[p]) work.partitions[p].error_code = kafka_group_error(stored);
   }
   for (size_t t = 0; t < work.topics.size(); ++t) {
     topics.push_back(
@@ -52,6 +53,19 @@ void send(Exchange& exchange, CommitWork& work, const Status& stored) {
 }
 
 }  // namespace
+
+void OffsetCommitHandler::store(std::string group, std::vector<OffsetStore::Entry> entries,
+                                asio::any_io_executor executor, std::function<void(Status)> done) {
+  // In a cluster etcd holds the group's offsets first (they outlive this
+  // coordinator), then the local store; alone, the local store.
+  if (context_.broker.cluster_offsets != nullptr) {
+    context_.broker.cluster_offsets->commit(std::move(group), std::move(entries),
+                                            std::move(executor), std::move(done));
+  } else {
+    context_.broker.offsets.commit_async(std::move(group), std::move(entries), std::move(executor),
+                                         std::move(done));
+  }
+}
 
 void OffsetCommitHandler::handle(Exchange& exchange) {
   Result<Request> request = decode_request<Request>(exchange);
@@ -69,6 +83,9 @@ void OffsetCommitHandler::handle(Exchange& exchange) {
     refused = kafka_error(ErrorCode::kGroupAuthorizationFailed);
   } else if (!coordinates_group(context_, work->group)) {
     refused = kafka::errors::kNotCoordinator;
+  } else if (context_.broker.cluster_offsets != nullptr &&
+             !context_.broker.cluster_offsets->ready(work->group, exchange.executor())) {
+    refused = kafka::errors::kCoordinatorLoadInProgress;
   }
   for (const Request::Topic& t : request->topics) {
     const Topic* topic = context_.broker.topics.find(t.name);
@@ -108,7 +125,7 @@ void OffsetCommitHandler::handle(Exchange& exchange) {
     }
     std::string group = work->group;
     std::vector<OffsetStore::Entry> entries = std::move(work->valid);
-    context_.broker.offsets.commit_async(
+    store(
         std::move(group), std::move(entries), exchange.executor(),
         [work, ex = &exchange, keep = exchange.keep_alive()](Status st) { send(*ex, *work, st); });
     return;
@@ -125,8 +142,8 @@ void OffsetCommitHandler::handle(Exchange& exchange) {
         }
         std::string group = work->group;
         std::vector<OffsetStore::Entry> entries = std::move(work->valid);
-        context_.broker.offsets.commit_async(std::move(group), std::move(entries), ex->executor(),
-                                             [work, ex, keep](Status st) { send(*ex, *work, st); });
+        store(std::move(group), std::move(entries), ex->executor(),
+              [work, ex, keep](Status st) { send(*ex, *work, st); });
       });
 }
 

@@ -7,9 +7,16 @@
 // ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, REBALANCE_IN_PROGRESS or
 // FENCED_INSTANCE_ID for every partition. Committed metadata strings are not
 // stored (OffsetFetch returns ""). The commit is made durable on the core's
-// sync thread before the answer, as the native commit is.
+// sync thread before the answer, as the native commit is; in a cluster it
+// is stored in etcd first (cluster/cluster_offsets.h).
 #pragma once
 
+#include <asio/any_io_executor.hpp>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/offset_store.h"
 #include "kafka_context.h"
 #include "protocol/dispatcher.h"
 
@@ -21,6 +28,10 @@ class OffsetCommitHandler final : public Handler {
   void handle(Exchange& exchange) override;
 
  private:
+  // Stores a commit the coordinator allowed (in etcd first in a cluster).
+  void store(std::string group, std::vector<OffsetStore::Entry> entries,
+             asio::any_io_executor executor, std::function<void(Status)> done);
+
   KafkaContext& context_;
 };
 

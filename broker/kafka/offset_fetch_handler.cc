@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "cluster/cluster_offsets.h"
 #include "codec.h"
 #include "error_map.h"
 #include "group_ownership.h"
@@ -46,18 +47,27 @@ struct FetchAnswer {
   void add_group(const OffsetStore& store, std::string_view group,
                  const kafka::Array<Request::Topic>& requested, const KafkaContext& context,
                  const Exchange& exchange) {
+    // In a cluster the coordinator serves a group's offsets once it has
+    // loaded them from etcd (cluster/cluster_offsets.h); until then the
+    // client is told to ask again.
+    auto loaded = [&] {
+      return context.broker.cluster_offsets == nullptr ||
+             context.broker.cluster_offsets->ready(std::string(group), exchange.executor());
+    };
     const BrokerContext& broker = context.broker;
     const bool may_describe_group =
         may_group(broker, exchange, security::AclOperation::kDescribe, group);
-    const bool coordinator = coordinates_group(context, group);
-    groups.push_back(
-        {.group_id = group,
-         .topics = {},
-         .error_code = !may_describe_group
-                           ? kafka_error(ErrorCode::kGroupAuthorizationFailed)
-                           : (coordinator ? int16_t{0} : kafka::errors::kNotCoordinator)});
+    int16_t error = 0;
+    if (!may_describe_group) {
+      error = kafka_error(ErrorCode::kGroupAuthorizationFailed);
+    } else if (!coordinates_group(context, group)) {
+      error = kafka::errors::kNotCoordinator;
+    } else if (!loaded()) {
+      error = kafka::errors::kCoordinatorLoadInProgress;
+    }
+    groups.push_back({.group_id = group, .topics = {}, .error_code = error});
     first_topic.push_back(topics.size());
-    if (!may_describe_group || !coordinator) return;
+    if (error != 0) return;
     auto may_describe = [&](std::string_view topic) {
       return may_topic(broker, exchange, security::AclOperation::kDescribe, topic);
     };

@@ -67,16 +67,19 @@ TEST(ClusterKeys, RoundTrips) {
 
 TEST(ClusterKeys, RefusesMalformedValues) {
   const std::string deep(10'000, '[');
-  for (const std::string& v :
-       {std::string("{not json"), std::string("[]"), std::string("null"), deep,
-        std::string(R"({"leader":1,"leader_epoch":0,"isr":[],"controller_epoch":1})"),
-        std::string(R"({"leader":1,"leader_epoch":0,"isr":[1,1],"controller_epoch":1})"),
-        std::string(R"({"leader":-2,"leader_epoch":0,"isr":[1],"controller_epoch":1})"),
-        std::string(R"({"leader":1,"leader_epoch":-1,"isr":[1],"controller_epoch":1})"),
-        std::string(R"({"leader":1,"leader_epoch":"0","isr":[1],"controller_epoch":1})"),
-        std::string(R"({"leader":18446744073709551615,"leader_epoch":0,"isr":[1],"controller_epoch":1})"),
-        std::string(R"({"leader":1,"leader_epoch":0,"isr":[3000000000],"controller_epoch":1})"),
-        std::string(R"({"leader":1,"leader_epoch":0,"isr":[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17],"controller_epoch":1})")}) {
+  for (
+      const std::string& v :
+      {std::string("{not json"), std::string("[]"), std::string("null"), deep,
+       std::string(R"({"leader":1,"leader_epoch":0,"isr":[],"controller_epoch":1})"),
+       std::string(R"({"leader":1,"leader_epoch":0,"isr":[1,1],"controller_epoch":1})"),
+       std::string(R"({"leader":-2,"leader_epoch":0,"isr":[1],"controller_epoch":1})"),
+       std::string(R"({"leader":1,"leader_epoch":-1,"isr":[1],"controller_epoch":1})"),
+       std::string(R"({"leader":1,"leader_epoch":"0","isr":[1],"controller_epoch":1})"),
+       std::string(
+           R"({"leader":18446744073709551615,"leader_epoch":0,"isr":[1],"controller_epoch":1})"),
+       std::string(R"({"leader":1,"leader_epoch":0,"isr":[3000000000],"controller_epoch":1})"),
+       std::string(
+           R"({"leader":1,"leader_epoch":0,"isr":[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17],"controller_epoch":1})")}) {
     EXPECT_EQ(decode_partition(v).status().code(), ErrorCode::kCorruptMessage) << v.substr(0, 80);
   }
   EXPECT_FALSE(decode_broker(R"({"native":5})", 1, 1).ok());
@@ -85,9 +88,30 @@ TEST(ClusterKeys, RefusesMalformedValues) {
   EXPECT_FALSE(decode_controller(R"({"broker":-1})").ok());
   EXPECT_FALSE(decode_topic(R"({"replicas":[]})", "t").ok());
   EXPECT_FALSE(decode_topic(R"({"replicas":[[1]],"reassigning":{"5":[1]}})", "t").ok());
-  EXPECT_FALSE(decode_topic(R"({"replicas":[[1]],"settings":{"unclean_leader_election":2}})", "t").ok());
+  EXPECT_FALSE(
+      decode_topic(R"({"replicas":[[1]],"settings":{"unclean_leader_election":2}})", "t").ok());
   // Unknown fields are ignored (a newer broker may add some).
   EXPECT_TRUE(decode_controller(R"({"broker":1,"since":"later"})").ok());
+}
+
+TEST(ClusterKeys, GroupOffsets) {
+  ClusterKeys keys("prod");
+  // Outside the watched prefix; any bytes of a group name, hex-encoded.
+  EXPECT_EQ(keys.group_offsets(std::string("g/\x01", 3)), "/spillway-groups/prod/offsets/672f01");
+  EXPECT_NE(keys.group_offsets("g").rfind(keys.prefix(), 0), 0u);
+  const std::vector<GroupOffset> offsets = {{"orders", 0, 42}, {"orders", 7, 0}};
+  Result<std::vector<GroupOffset>> back = decode_group_offsets(encode_group_offsets(offsets));
+  ASSERT_TRUE(back.ok()) << back.status().to_string();
+  ASSERT_EQ(back->size(), 2u);
+  EXPECT_EQ((*back)[1].topic, "orders");
+  EXPECT_EQ((*back)[1].partition, 7);
+  EXPECT_EQ((*back)[0].offset, 42);
+  for (const char* bad :
+       {R"({})", R"({"offsets":{}})", R"({"offsets":[["t",0]]})", R"({"offsets":[["t",-1,5]]})",
+        R"({"offsets":[["t",0,-3]]})", R"({"offsets":[["",0,1]]})", R"({"offsets":[[1,0,1]]})",
+        R"({"offsets":[["t",0,18446744073709551615]]})"}) {
+    EXPECT_EQ(decode_group_offsets(bad).status().code(), ErrorCode::kCorruptMessage) << bad;
+  }
 }
 
 }  // namespace

@@ -25,7 +25,10 @@ struct ConsumedRecord {
 
 class GroupConsumer {
  public:
-  GroupConsumer(const std::string& bootstrap, const std::string& group, std::string topic);
+  // `reset`: librdkafka's auto.offset.reset, where a member starts on a
+  // partition the group has no committed offset for.
+  GroupConsumer(const std::string& bootstrap, const std::string& group, std::string topic,
+                const std::string& reset = "earliest");
   // Stops (closes the consumer: it leaves the group) if still running.
   ~GroupConsumer();
   GroupConsumer(const GroupConsumer&) = delete;
@@ -33,6 +36,11 @@ class GroupConsumer {
 
   void start();
   void stop();
+
+  // Commits `offset` for partitions 0..partitions-1 of `topic` for `group`
+  // (a simple commit: the group has no members yet). The error, or "".
+  static std::string commit_start(const std::string& bootstrap, const std::string& group,
+                                  const std::string& topic, int partitions, int64_t offset);
 
   // Partitions assigned to this member now.
   int assigned() const { return assigned_.load(); }
