@@ -5,6 +5,7 @@
 #include <openssl/x509.h>
 #include <spdlog/spdlog.h>
 
+#include <asio/post.hpp>
 #include <asio/read.hpp>
 #include <asio/write.hpp>
 
@@ -191,7 +192,14 @@ Exchange& Session::next_exchange() {
 }
 
 void Session::on_finished(Exchange&, void* owner) {
-  static_cast<Session*>(owner)->kick_writer();
+  auto* self = static_cast<Session*>(owner);
+  self->kick_writer();
+  if (self->read_ == ReadState::kWaitEarlier) {
+    // Not from inside finish(): the waiting request's handler may finish
+    // its own exchange at once.
+    asio::post(self->host_.context->get_executor(),
+               [keep = self->shared_from_this()] { keep->resume_after_earlier(); });
+  }
 }
 
 void Session::set_read_state(ReadState next) {
@@ -281,7 +289,29 @@ void Session::on_header(const asio::error_code& ec) {
     exchange.finish(st);
     return;
   }
+  if (in_flight_ > 0 && dispatcher_.waits_for_earlier(header_) && !earlier_finished()) {
+    set_read_state(ReadState::kWaitEarlier);
+    return;  // resumed when the last of them finishes (on_finished)
+  }
   if (!take_body_memory()) return;  // resumed by retry_memory() or on_written()
+  read_body();
+}
+
+bool Session::earlier_finished() const {
+  for (size_t i = 0; i < in_flight_; ++i) {
+    if (!ring_[(head_ + i) % ring_.size()]->finished()) return false;
+  }
+  return true;
+}
+
+void Session::resume_after_earlier() {
+  if (read_ != ReadState::kWaitEarlier || !earlier_finished()) return;
+  set_read_state(ReadState::kBetween);
+  if (stopping_) {
+    reader_done();
+    return;
+  }
+  if (!take_body_memory()) return;
   read_body();
 }
 

@@ -134,6 +134,8 @@ class Session : public std::enable_shared_from_this<Session> {
     kRingFull,    // every exchange in flight: the writer resumes it
     kOverShare,   // the connection holds its whole memory share: its writes resume it
     kWaitBudget,  // the broker is over its memory budget: memory given back resumes it
+    kWaitEarlier, // a header read whose request waits for the earlier ones to be
+                  // answered (Dispatcher::waits_for_earlier): their finish resumes it
     kBody,        // reading a request body
     kDone,        // no more requests (stop, EOF, a read error, a bad frame)
   };
@@ -158,6 +160,10 @@ class Session : public std::enable_shared_from_this<Session> {
   // Takes memory for the body from the budget, or starts waiting for it
   // (kOverShare or kWaitBudget). True iff taken.
   bool take_body_memory();
+  // Every exchange in flight is finished (its answer built).
+  bool earlier_finished() const;
+  // From kWaitEarlier, once earlier_finished(): reads the waiting body.
+  void resume_after_earlier();
   // Leaves a wait (or none), keeping the gauges of paused connections right.
   void set_read_state(ReadState next);
   void read_body();

@@ -53,6 +53,18 @@ class Dispatcher {
   // How the response to `header` is framed on this dispatcher's protocol.
   Exchange::Framing framing(const frame::RequestHeader& header) const;
 
+  // True when `header`'s request must see every earlier request of its
+  // connection answered before it is handled: Kafka's Metadata. Requests
+  // are otherwise handled as they arrive (pipelined) and answered in order,
+  // so a Metadata handled on arrival behind a long request (an acks=all
+  // produce, a long poll) would describe the cluster as it was seconds
+  // before its answer is sent; Kafka handles one request per connection
+  // at a time, and clients take the last answer to arrive as the truth.
+  bool waits_for_earlier(const frame::RequestHeader& header) const {
+    return protocol_ == Protocol::kKafka &&
+           header.api_key == static_cast<int16_t>(kafka::ApiKey::kMetadata);
+  }
+
   // Handles the request held by `exchange` (see Exchange::reset). Native:
   // unknown keys and versions finish it at once with kUnsupportedVersion.
   // Kafka: the rest of the request header (client id, tags) is read off the

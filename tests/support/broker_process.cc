@@ -145,6 +145,11 @@ TempDir::TempDir() {
 }
 
 TempDir::~TempDir() {
+  // SPILLWAY_TEST_KEEP_TMP=1 keeps every test's directory (broker logs,
+  // data) for explaining a failure afterwards.
+  if (const char* keep = std::getenv("SPILLWAY_TEST_KEEP_TMP"); keep != nullptr && *keep == '1') {
+    return;
+  }
   std::error_code ec;
   std::filesystem::remove_all(path_, ec);
 }
