@@ -158,6 +158,12 @@ class Partition : public std::enable_shared_from_this<Partition> {
   // client can append to it as if it were standalone in between.
   void start_unassigned() { role_.store(replication::Role::kNone, std::memory_order_release); }
   LeaderEpoch leader_epoch() const { return LeaderEpoch(leader_epoch_.load(std::memory_order_acquire)); }
+  // KIP-320: a client's current_leader_epoch (Kafka Fetch v9+, ListOffsets
+  // v4+) against this replica's: -1 is not checked; older is
+  // kFencedLeaderEpoch (the client's metadata is stale), newer
+  // kUnknownLeaderEpoch (this replica's is). A standalone partition's epoch
+  // is 0. Any thread; checked before the role, as Kafka does.
+  Status check_client_leader_epoch(int32_t current_leader_epoch) const;
   void become_leader(replication::LeaderRole role);
   void become_follower(replication::FollowerRole role);
   void become_none();

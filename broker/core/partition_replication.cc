@@ -49,6 +49,25 @@ Status Partition::not_leader_error() const {
                                                      topic_);
 }
 
+Status Partition::check_client_leader_epoch(int32_t current_leader_epoch) const {
+  if (current_leader_epoch < 0) return Status::Ok();
+  const int32_t mine =
+      role() == replication::Role::kStandalone ? 0 : std::max(leader_epoch().value(), 0);
+  if (current_leader_epoch < mine) {
+    return Status(ErrorCode::kFencedLeaderEpoch,
+                  "partition " + log_name_ + ": the client's leader epoch " +
+                      std::to_string(current_leader_epoch) + " is older than " +
+                      std::to_string(mine));
+  }
+  if (current_leader_epoch > mine) {
+    return Status(ErrorCode::kUnknownLeaderEpoch,
+                  "partition " + log_name_ + ": the client's leader epoch " +
+                      std::to_string(current_leader_epoch) + " is newer than " +
+                      std::to_string(mine));
+  }
+  return Status::Ok();
+}
+
 Status Partition::open_epoch_cache() {
   if (epochs_ != nullptr) return Status::Ok();
   // Rebuilt from the batch headers when missing or damaged (each batch

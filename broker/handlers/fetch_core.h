@@ -81,7 +81,9 @@ class FetchCore : public ExchangeState {
   // delete while the fetch runs) and returns its index for add_partition().
   uint32_t add_topic(TopicRegistry& topics, std::string_view name);
   // A partition to read from `fetch_offset`, at most `max_bytes` of it.
-  // An unknown topic or partition becomes its error.
+  // An unknown topic or partition becomes its error; so does a client's
+  // `current_leader_epoch` that is not the partition's (KIP-320; -1: not
+  // checked). A follower's epoch is checked by its read instead.
   void add_partition(uint32_t topic, int32_t partition, int64_t fetch_offset, int64_t max_bytes,
                      int32_t current_leader_epoch = -1);
   // A partition answered with `code` and nothing read (e.g. the principal

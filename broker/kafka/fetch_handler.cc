@@ -78,7 +78,8 @@ void FetchHandler::handle(Exchange& exchange) {
                                  "not allowed to read the topic");
         continue;
       }
-      st.add_partition(topic, p.partition, p.fetch_offset, p.partition_max_bytes);
+      st.add_partition(topic, p.partition, p.fetch_offset, p.partition_max_bytes,
+                       p.current_leader_epoch);
     }
   }
   st.start();

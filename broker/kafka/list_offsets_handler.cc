@@ -236,7 +236,10 @@ void ListOffsetsHandler::handle(Exchange& exchange) {
       std::shared_ptr<Partition> log = topic->partitions[static_cast<size_t>(p.partition_index)];
       const replication::Role role = log->role();
       if (role == replication::Role::kLeader) e.epoch = log->leader_epoch().value();
-      if (role == replication::Role::kFollower || role == replication::Role::kNone) {
+      if (const Status epoch = log->check_client_leader_epoch(p.current_leader_epoch);
+          !epoch.ok()) {
+        e.error = kafka_error(epoch);
+      } else if (role == replication::Role::kFollower || role == replication::Role::kNone) {
         // In a cluster only the leader answers (its high watermark is the
         // replicated one).
         e.error = kafka_error(ErrorCode::kNotLeaderOrFollower);
