@@ -62,7 +62,9 @@ case "$cmd" in
     install_missing
     build_release -DSPILLWAY_BUILD_TESTS=ON
     cd build/release
-    exec ctest --output-on-failure -L soak "${@:2}"
+    # Verbose: the run's totals ("[fault-run] ... rounds N, records
+    # acknowledged ..., lost 0") are what a soak is for, pass or fail.
+    exec ctest --output-on-failure --verbose -L soak "${@:2}"
     ;;
   build)
     install_missing
