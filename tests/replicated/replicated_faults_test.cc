@@ -93,7 +93,8 @@ TEST_F(ReplicatedFaults, LeaderKilledRepeatedly) {
         "acknowledged %lld ms after it\n",
         static_cast<long long>(
             std::chrono::duration_cast<std::chrono::milliseconds>(first - killed_at).count()));
-    ASSERT_TRUE(wait_acked_more(producer, kBatch)) << producer.first_error();
+    ASSERT_TRUE(wait_acked_more(producer, kBatch)) << producer.first_error() << "\n"
+                                                   << cluster_->report(topic);
     ASSERT_TRUE(cluster_->start_broker(victim).ok());
     ASSERT_TRUE(wait_healthy(*cluster_, topic, 3)) << "the restarted broker never rejoined";
     ASSERT_TRUE(wait_acked_more(producer, kBatch));
@@ -115,7 +116,8 @@ TEST_F(ReplicatedFaults, LeaderPausedLongerThanItsLease) {
     ASSERT_GE(victim, 0);
     cluster_->pause_broker(victim);
     // Others take over while it sleeps: the producer moves on.
-    ASSERT_TRUE(wait_acked_more(producer, kBatch)) << producer.first_error();
+    ASSERT_TRUE(wait_acked_more(producer, kBatch)) << producer.first_error() << "\n"
+                                                   << cluster_->report(topic);
     ASSERT_TRUE(cluster_->wait_for(topic, [victim](const PartitionView& p) {
       return p.leader >= 1 && p.leader != ClusterHarness::id_of(victim);
     }));
@@ -169,12 +171,14 @@ TEST_F(ReplicatedFaults, EtcdLeaderKilled) {
     Result<int> leader = cluster_->etcd().leader_index();
     ASSERT_TRUE(leader.ok()) << leader.status().to_string();
     cluster_->etcd().kill_member(*leader);
-    ASSERT_TRUE(wait_acked_more(producer, kBatch)) << producer.first_error();
+    ASSERT_TRUE(wait_acked_more(producer, kBatch)) << producer.first_error() << "\n"
+                                                   << cluster_->report(topic);
     // A broker fails over while etcd runs on two members.
     const int victim = leader_index(*cluster_, topic, 1);
     ASSERT_GE(victim, 0);
     cluster_->stop_broker(victim, SIGKILL);
-    ASSERT_TRUE(wait_acked_more(producer, kBatch)) << producer.first_error();
+    ASSERT_TRUE(wait_acked_more(producer, kBatch)) << producer.first_error() << "\n"
+                                                   << cluster_->report(topic);
     ASSERT_TRUE(cluster_->etcd().restart_member(*leader).ok());
     ASSERT_TRUE(cluster_->start_broker(victim).ok());
     ASSERT_TRUE(wait_healthy(*cluster_, topic, 3));
@@ -201,7 +205,8 @@ TEST_F(ReplicatedFaults, EveryBrokerKilledAtOnceDurable) {
     for (int i = 0; i < cluster_->size(); ++i) cluster_->stop_broker(i, SIGKILL);
     for (int i = 0; i < cluster_->size(); ++i) ASSERT_TRUE(cluster_->start_broker(i).ok());
     ASSERT_TRUE(wait_healthy(*cluster_, topic, 3));
-    ASSERT_TRUE(wait_acked_more(producer, kBatch)) << producer.first_error();
+    ASSERT_TRUE(wait_acked_more(producer, kBatch)) << producer.first_error() << "\n"
+                                                   << cluster_->report(topic);
   }
   check("every broker SIGKILL (durable)", topic, producer, rounds);
 }
@@ -238,14 +243,16 @@ TEST_F(ReplicatedFaults, DamagedReplicaRecovers) {
                              '\x5a', '\x5a', '\x5a', '\x5a', '\x5a', '\x5a', '\x5a', '\x5a'};
       f.write(junk, sizeof(junk));
     }
-    ASSERT_TRUE(wait_acked_more(producer, kBatch)) << producer.first_error();
+    ASSERT_TRUE(wait_acked_more(producer, kBatch)) << producer.first_error() << "\n"
+                                                   << cluster_->report(topic);
     ASSERT_TRUE(cluster_->start_broker(victim).ok());
     ASSERT_TRUE(wait_healthy(*cluster_, topic, 3)) << "the damaged replica never caught up";
     // It may now lead: kill the leader so the repaired replica serves.
     const int now = leader_index(*cluster_, topic, 0);
     if (now != victim && now >= 0) {
       cluster_->stop_broker(now, SIGKILL);
-      ASSERT_TRUE(wait_acked_more(producer, kBatch)) << producer.first_error();
+      ASSERT_TRUE(wait_acked_more(producer, kBatch)) << producer.first_error() << "\n"
+                                                     << cluster_->report(topic);
       ASSERT_TRUE(cluster_->start_broker(now).ok());
       ASSERT_TRUE(wait_healthy(*cluster_, topic, 3));
     }
