@@ -270,6 +270,10 @@ class Partition : public std::enable_shared_from_this<Partition> {
   void propose_isr_change(int64_t now_ms);
   Status record_epochs(std::span<const std::byte> batches);  // follower: epochs of new batches
   void record_producers(std::span<const std::byte> batches);  // follower: idempotence state
+  // kFencedLeaderEpoch when `current` is older than `mine`,
+  // kUnknownLeaderEpoch when newer (KIP-320): the one comparison behind
+  // replica reads, epoch_end and clients' checks.
+  Status leader_epoch_mismatch(LeaderEpoch current, LeaderEpoch mine) const;
   // Cuts a leader's client read at the high watermark (whole batches).
   Status cap_at_high_watermark(storage::FileSlice& slice, Offset hw);
   static void deliver(Reply& reply, PartitionReply result);

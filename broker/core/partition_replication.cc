@@ -49,23 +49,26 @@ Status Partition::not_leader_error() const {
                                                      topic_);
 }
 
-Status Partition::check_client_leader_epoch(int32_t current_leader_epoch) const {
-  if (current_leader_epoch < 0) return Status::Ok();
-  const int32_t mine =
-      role() == replication::Role::kStandalone ? 0 : std::max(leader_epoch().value(), 0);
-  if (current_leader_epoch < mine) {
+Status Partition::leader_epoch_mismatch(LeaderEpoch current, LeaderEpoch mine) const {
+  if (current < mine) {
     return Status(ErrorCode::kFencedLeaderEpoch,
-                  "partition " + log_name_ + ": the client's leader epoch " +
-                      std::to_string(current_leader_epoch) + " is older than " +
-                      std::to_string(mine));
+                  "partition " + log_name_ + ": leader epoch " + std::to_string(current.value()) +
+                      " is older than " + std::to_string(mine.value()));
   }
-  if (current_leader_epoch > mine) {
+  if (current > mine) {
     return Status(ErrorCode::kUnknownLeaderEpoch,
-                  "partition " + log_name_ + ": the client's leader epoch " +
-                      std::to_string(current_leader_epoch) + " is newer than " +
-                      std::to_string(mine));
+                  "partition " + log_name_ + ": leader epoch " + std::to_string(current.value()) +
+                      " is newer than " + std::to_string(mine.value()));
   }
   return Status::Ok();
+}
+
+Status Partition::check_client_leader_epoch(int32_t current_leader_epoch) const {
+  if (current_leader_epoch < 0) return Status::Ok();
+  const LeaderEpoch mine = role() == replication::Role::kStandalone
+                               ? LeaderEpoch(0)
+                               : std::max(leader_epoch(), LeaderEpoch(0));
+  return leader_epoch_mismatch(LeaderEpoch(current_leader_epoch), mine);
 }
 
 Status Partition::open_epoch_cache() {
@@ -285,15 +288,9 @@ void Partition::replica_read(const replication::ReplicaReadRequest& request, Rep
                                                  " epoch " + std::to_string(request.broker_epoch) +
                                                  " is older than " + std::to_string(seen->second)));
   }
-  if (request.current_leader_epoch < leader_epoch()) {
-    return fail(Status(ErrorCode::kFencedLeaderEpoch,
-                       "leader epoch " + std::to_string(request.current_leader_epoch.value()) +
-                           " is older than " + std::to_string(leader_epoch().value())));
-  }
-  if (request.current_leader_epoch > leader_epoch()) {
-    return fail(Status(ErrorCode::kUnknownLeaderEpoch,
-                       "leader epoch " + std::to_string(request.current_leader_epoch.value()) +
-                           " is newer than " + std::to_string(leader_epoch().value())));
+  if (Status epoch = leader_epoch_mismatch(request.current_leader_epoch, leader_epoch());
+      !epoch.ok()) {
+    return fail(std::move(epoch));
   }
   if (request.fetch_offset > log_->log_end_offset()) {
     // It has more than the leader: it must truncate first (epoch_end).
@@ -466,14 +463,11 @@ void Partition::epoch_end(LeaderEpoch requested, LeaderEpoch current, Reply repl
     r.status = closed_error();
   } else if (role == replication::Role::kStandalone || role == replication::Role::kNone) {
     r.status = not_leader_error();
-  } else if (current >= LeaderEpoch(0) && current < leader_epoch()) {
-    r.status = Status(ErrorCode::kFencedLeaderEpoch,
-                      "leader epoch " + std::to_string(current.value()) + " is older than " +
-                          std::to_string(leader_epoch().value()));
-  } else if (current > leader_epoch()) {
-    r.status = Status(ErrorCode::kUnknownLeaderEpoch,
-                      "leader epoch " + std::to_string(current.value()) + " is newer than " +
-                          std::to_string(leader_epoch().value()));
+  } else if (Status epoch = current >= LeaderEpoch(0)
+                                ? leader_epoch_mismatch(current, leader_epoch())
+                                : Status::Ok();
+             !epoch.ok()) {
+    r.status = std::move(epoch);
   } else if (Status st = open_epoch_cache(); !st.ok()) {
     r.status = std::move(st);
   } else {

@@ -97,16 +97,17 @@ void FetchCore::add_partition(uint32_t topic_index, int32_t partition, int64_t f
   } else if (Status usable = topic->check_partition(partition); !usable.ok()) {
     part.code = usable.code();  // an unknown partition, or the topic is offline
     part.message = std::string(usable.message());
-  } else if (Status epoch = replica_ == kNoBroker
-                                ? topic->partitions[static_cast<size_t>(partition)]
-                                      ->check_client_leader_epoch(current_leader_epoch)
-                                : Status::Ok();
-             !epoch.ok()) {
-    // A client's KIP-320 check (a follower's is made by replica_read).
-    part.code = epoch.code();
-    part.message = std::string(epoch.message());
   } else {
-    part.log = topic->partitions[static_cast<size_t>(partition)];
+    const std::shared_ptr<Partition>& log = topic->partitions[static_cast<size_t>(partition)];
+    // A client's KIP-320 check here; a follower's is made by replica_read.
+    if (Status epoch = replica_ == kNoBroker ? log->check_client_leader_epoch(current_leader_epoch)
+                                             : Status::Ok();
+        !epoch.ok()) {
+      part.code = epoch.code();
+      part.message = std::string(epoch.message());
+    } else {
+      part.log = log;
+    }
   }
   parts_.push_back(std::move(part));
 }

@@ -54,8 +54,9 @@ class FetchCore : public ExchangeState {
     int64_t log_start_offset;
     storage::FileSlice slice;
     bool include;  // set for Encode: the slice goes in the response
-    // Replica fetches (set_replica()): the epoch the follower follows, and
-    // the leader's epoch from the reply; -1 otherwise.
+    // The epoch the follower follows (replica fetches, set_replica()) or
+    // the client names (KIP-320; -1: none), and for replica fetches the
+    // leader's epoch from the reply (-1 otherwise).
     int32_t current_leader_epoch = -1;
     int32_t leader_epoch = -1;
   };

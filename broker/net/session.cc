@@ -194,7 +194,7 @@ Exchange& Session::next_exchange() {
 void Session::on_finished(Exchange&, void* owner) {
   auto* self = static_cast<Session*>(owner);
   self->kick_writer();
-  if (self->read_ == ReadState::kWaitEarlier) {
+  if (self->read_ == ReadState::kWaitEarlier && self->earlier_finished()) {
     // Not from inside finish(): the waiting request's handler may finish
     // its own exchange at once.
     asio::post(self->host_.context->get_executor(),

@@ -8,7 +8,9 @@
 #include <signal.h>
 
 #include <array>
+#include <chrono>
 #include <memory>
+#include <thread>
 
 #include "cluster_harness.h"
 #include "kafka_wire_client.h"
@@ -101,8 +103,14 @@ TEST(ClientLeaderEpoch, FetchAndListOffsetsFenceAClientWithAnOlderEpochAfterAFai
   ASSERT_TRUE(cluster.wait_for(kTopic, [&](const PartitionView& p) {
     return p.leader >= 1 && p.leader != before.leader;
   })) << cluster.report(kTopic);
-  Leadership after;
-  for (int i = 0; i < 100 && after.epoch <= before.epoch; ++i) {
+  // The broker asked may learn the new epoch a little after librdkafka
+  // saw the new leader, and the new leader starts serving it a little
+  // after its snapshot names it: poll for each (20 ms apart) up to a guard,
+  // so the assertions below see the state they are about.
+  const auto guard = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  Leadership after = leadership(cluster, asked);
+  while (after.epoch <= before.epoch && std::chrono::steady_clock::now() < guard) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
     after = leadership(cluster, asked);
   }
   ASSERT_GT(after.epoch, before.epoch) << cluster.report(kTopic);
@@ -110,6 +118,10 @@ TEST(ClientLeaderEpoch, FetchAndListOffsetsFenceAClientWithAnOlderEpochAfterAFai
 
   KafkaWireClient leader(cluster.broker(after.leader - 1).kafka_port());
   ASSERT_TRUE(leader.connected());
+  while (fetch_error(leader, after.epoch) != errors::kNone &&
+         std::chrono::steady_clock::now() < guard) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
   EXPECT_EQ(fetch_error(leader, before.epoch), errors::kFencedLeaderEpoch);
   EXPECT_EQ(fetch_error(leader, after.epoch + 1), errors::kUnknownLeaderEpoch);
   EXPECT_EQ(fetch_error(leader, after.epoch), errors::kNone);
