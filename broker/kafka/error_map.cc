@@ -92,6 +92,10 @@ int16_t kafka_error(ErrorCode code) noexcept {
       return e::kNotEnoughReplicasAfterAppend;
     case ErrorCode::kStaleBrokerEpoch:
       return e::kStaleBrokerEpoch;
+    case ErrorCode::kInvalidReplicaAssignment:
+      return e::kInvalidReplicaAssignment;
+    case ErrorCode::kNoReassignmentInProgress:
+      return e::kNoReassignmentInProgress;
     case ErrorCode::kCoordinationUnavailable:
     case ErrorCode::kCompacted:
       break;  // internal to the cluster layer: UNKNOWN_SERVER_ERROR if one ever escapes

@@ -70,6 +70,10 @@ const char* api_name(int16_t api_key) noexcept {
       return "LeaderEpochEnd";
     case ApiKey::kDescribeCluster:
       return "DescribeCluster";
+    case ApiKey::kAlterPartitionReassignments:
+      return "AlterPartitionReassignments";
+    case ApiKey::kListPartitionReassignments:
+      return "ListPartitionReassignments";
   }
   return nullptr;
 }

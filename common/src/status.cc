@@ -102,6 +102,10 @@ const char* error_code_name(ErrorCode code) noexcept {
       return "coordination_unavailable";
     case ErrorCode::kCompacted:
       return "compacted";
+    case ErrorCode::kInvalidReplicaAssignment:
+      return "invalid_replica_assignment";
+    case ErrorCode::kNoReassignmentInProgress:
+      return "no_reassignment_in_progress";
   }
   return "unknown";
 }

@@ -66,6 +66,10 @@ enum class ApiKey : int16_t {
   // ... and the cluster as this broker sees it (brokers, controller, every
   // partition's leader, replicas and ISR), for clients and the CLI.
   kDescribeCluster = 28,
+  // Moving partitions between brokers (`spillway partition reassign`,
+  // docs/operations.md): start, change or cancel moves, and list them.
+  kAlterPartitionReassignments = 29,
+  kListPartitionReassignments = 30,
 };
 
 // "ApiVersions", "Produce", ... for a known key; nullptr otherwise.

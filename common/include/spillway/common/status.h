@@ -70,6 +70,9 @@ enum class ErrorCode : int16_t {
   kStaleBrokerEpoch = 44,              // a replica request from an older registration of a broker
   kCoordinationUnavailable = 45,       // etcd cannot be reached, or answered an error
   kCompacted = 46,                     // an etcd watch asked for a compacted revision
+  // Partition reassignment (docs/operations.md).
+  kInvalidReplicaAssignment = 47,  // replicas that are not distinct live brokers of the cluster
+  kNoReassignmentInProgress = 48,  // a cancel of a partition that is not being moved
 };
 
 // Human-readable name of a code ("corrupt_message"); never null.
