@@ -387,6 +387,8 @@ int main(int argc, char** argv) {
     }
     context.cluster = &cluster_node->member();
     context.cluster_admin = cluster_node.get();
+    context.replication_throttle = &cluster_node->replication_throttle();
+    metrics.set_replication_throttle(&cluster_node->replication_throttle());
     cluster_offsets = std::make_unique<cluster::ClusterOffsets>(*cluster_node, offsets);
     context.cluster_offsets = cluster_offsets.get();
     context.broker_id = static_cast<BrokerId>(config.node_id);

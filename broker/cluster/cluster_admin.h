@@ -1,6 +1,7 @@
 // ClusterAdmin: what the request handlers of both protocols ask of the
 // cluster (cluster_node.h implements it): create and delete topics, which
-// in a cluster are keys in etcd rather than directories of one broker.
+// in a cluster are keys in etcd rather than directories of one broker, and
+// move partitions between brokers.
 // Callable from any thread; `done` runs on `executor` once this broker's
 // own snapshot shows the change (so a Metadata request sent after the
 // answer, to this broker, sees it), or with the error.
@@ -41,6 +42,13 @@ class ClusterAdmin {
   virtual void write_group_offsets(std::string group, int64_t expected,
                                    std::vector<GroupOffset> offsets, asio::any_io_executor executor,
                                    std::function<void(Result<int64_t>)> done) = 0;
+
+  // Records moves of partitions of `topic` (ClusterMember::reassign has the
+  // rules; the controller carries them out). `done` gets one Status per
+  // order, in order, once this broker's snapshot shows what was written.
+  virtual void reassign_partitions(std::string topic, std::vector<ReassignOrder> orders,
+                                   asio::any_io_executor executor,
+                                   std::function<void(std::vector<Status>)> done) = 0;
 
   // The cluster as this broker last saw it (any thread).
   virtual SnapshotPtr snapshot() const = 0;

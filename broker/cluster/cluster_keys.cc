@@ -227,11 +227,23 @@ Result<BrokerId> decode_controller(std::string_view value) {
 }
 
 std::string encode_topic(const TopicAssignment& t) {
+  // "reassigning" keeps the shape older brokers read (the targets alone);
+  // what a move adds to it goes in "moves", which they ignore.
   json moving = json::object();
-  for (const auto& [p, target] : t.reassigning) moving[std::to_string(p)] = target;
+  json moves = json::object();
+  for (const auto& [p, move] : t.reassigning) {
+    moving[std::to_string(p)] = move.target;
+    if (!move.original.empty() || move.throttle_bytes_per_sec != 0) {
+      json details = json::object();
+      if (!move.original.empty()) details["from"] = move.original;
+      details["throttle"] = move.throttle_bytes_per_sec;
+      moves[std::to_string(p)] = std::move(details);
+    }
+  }
   const TopicSettings& s = t.settings;
   return json{{"replicas", t.replicas},
               {"reassigning", moving},
+              {"moves", moves},
               {"settings",
                {{"flush_policy", s.flush_policy},
                 {"retention_bytes", s.retention_bytes},
@@ -270,7 +282,31 @@ Result<TopicAssignment> decode_topic(std::string_view value, std::string_view na
       }
       auto list = get_brokers(v, "reassigning");
       if (!list.ok()) return list.status();
-      t.reassigning[static_cast<int32_t>(p)] = std::move(*list);
+      t.reassigning[static_cast<int32_t>(p)].target = std::move(*list);
+    }
+  }
+  // A move's details; those of a partition not being moved are ignored.
+  auto moves = j->find("moves");
+  if (moves != j->end()) {
+    if (!moves->is_object() || moves->size() > t.replicas.size()) {
+      return bad("field moves is not a bounded object");
+    }
+    for (const auto& [k, v] : moves->items()) {
+      int64_t p = 0;
+      if (!parse_int(k, 0, static_cast<int64_t>(t.replicas.size()) - 1, &p) || !v.is_object()) {
+        return bad("field moves: bad partition");
+      }
+      auto move = t.reassigning.find(static_cast<int32_t>(p));
+      if (move == t.reassigning.end()) continue;
+      if (auto from = v.find("from"); from != v.end()) {
+        auto list = get_brokers(*from, "moves");
+        if (!list.ok()) return list.status();
+        move->second.original = std::move(*list);
+      }
+      const int64_t none = 0;
+      auto throttle = get_int(v, "throttle", 0, std::numeric_limits<int64_t>::max(), &none);
+      if (!throttle.ok()) return throttle.status();
+      move->second.throttle_bytes_per_sec = *throttle;
     }
   }
   auto st = j->find("settings");

@@ -2,7 +2,8 @@
 // (docs/replication-controller.md):
 //   brokers/<id>          {"native","kafka","rack","shutting_down"}   lease-attached
 //   controller            {"broker"}                                  lease-attached
-//   topics/<t>            {"replicas":[[..],..],"reassigning":{"<p>":[..]},"settings":{..}}
+//   topics/<t>            {"replicas":[[..],..],"reassigning":{"<p>":[..]},
+//                          "moves":{"<p>":{"from":[..],"throttle":N}},"settings":{..}}
 //   partitions/<t>/<p>    {"leader","leader_epoch","isr","controller_epoch"}
 // and, outside that prefix, /spillway-groups/<cluster>/offsets/<hex group>
 // {"offsets":[[topic,partition,offset],..]} (a group's committed offsets).

@@ -40,6 +40,24 @@ struct MemberOptions {
   bool unclean_leader_election = false;  // cluster default
 };
 
+// One partition's move, as `spillway partition reassign` asks it.
+struct ReassignOrder {
+  int32_t partition = 0;
+  // The replicas asked for, preferred leader first; empty: cancel the move
+  // in progress.
+  std::vector<BrokerId> replicas;
+  // Bytes per second for the traffic to the replicas the move adds while
+  // they are not in sync; 0: unthrottled.
+  int64_t throttle_bytes_per_sec = 0;
+};
+
+// What ClusterMember::reassign did: one Status per order, in order, and
+// the etcd revision of the write (0 when nothing was written).
+struct ReassignOutcome {
+  std::vector<Status> results;
+  int64_t revision = 0;
+};
+
 // What the broker asks of a topic being created in the cluster.
 struct NewTopic {
   std::string name;
@@ -84,9 +102,22 @@ class ClusterMember {
                          std::vector<BrokerId> isr,
                          std::function<void(Result<PartitionState>)> done) = 0;
 
-  // Moves the replicas of a partition (spillway partition reassign).
-  virtual void reassign(const PartitionKey& partition, std::vector<BrokerId> replicas,
-                        std::function<void(Status)> done) = 0;
+  // Records moves of partitions of `topic` in its key, in one write
+  // (spillway partition reassign); the controller carries them out
+  // (docs/replication-controller.md). Per order:
+  //   - replicas: 1..16 distinct live brokers, else
+  //     kInvalidReplicaAssignment naming the broker; a move already
+  //     recorded for the partition gets the new target and throttle and
+  //     keeps the replicas it started from; replicas equal to the
+  //     partition's present ones end any move (nothing to do);
+  //   - no replicas: cancel, the move goes back to the replicas it
+  //     started from (kNoReassignmentInProgress when there is none);
+  //   - kUnknownTopic, kUnknownPartition, kInvalidArgument (a partition
+  //     named twice, a negative throttle).
+  // A write that loses a race with the controller is retried on the next
+  // snapshot, a few times, then fails with kCoordinationUnavailable.
+  virtual void reassign(std::string topic, std::vector<ReassignOrder> orders,
+                        std::function<void(ReassignOutcome)> done) = 0;
 
   // Marks this broker shutting down; the controller moves the leadership
   // of its partitions elsewhere. `done` once it leads none, or at timeout.

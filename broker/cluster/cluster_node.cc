@@ -11,6 +11,7 @@
 #include "cluster/etcd/etcd_endpoint.h"
 #include "cluster/etcd/etcd_kv_store.h"
 #include "cluster/etcd_cluster_member.h"
+#include "cluster/reassignment.h"
 
 namespace spillway::broker::cluster {
 
@@ -106,6 +107,8 @@ Status ClusterNode::start_member(const MemberOptions& options) {
 }
 
 void ClusterNode::on_snapshot(SnapshotPtr snapshot) {
+  throttle_.set_rate(static_cast<uint64_t>(reassignment_throttle_rate(*snapshot)));
+  throttle_.set_ongoing(count_reassignments(*snapshot));
   fetcher_->set_broker_epoch(member_->broker_epoch());
   manager_->on_snapshot(snapshot);
   release_waiters(snapshot.get(), false);
@@ -116,14 +119,11 @@ void ClusterNode::release_waiters(const ClusterSnapshot* snapshot, bool expired_
   for (auto it = waiters_.begin(); it != waiters_.end();) {
     bool done = false;
     Status result;
-    if (!expired_only && snapshot != nullptr &&
-        (snapshot->topics.count(it->topic) != 0) == it->present) {
+    if (!expired_only && snapshot != nullptr && it->shown(*snapshot)) {
       done = true;
     } else if (now >= it->deadline_ms) {
       done = true;
-      result = Status(ErrorCode::kTimeout, "topic " + it->topic +
-                                               (it->present ? " was created" : " was deleted") +
-                                               " but this broker has not seen it yet");
+      result = Status(ErrorCode::kTimeout, it->what + " but this broker has not seen it yet");
     }
     if (!done) {
       ++it;
@@ -138,7 +138,7 @@ void ClusterNode::release_waiters(const ClusterSnapshot* snapshot, bool expired_
 
 void ClusterNode::wait_for(Waiter waiter) {
   SnapshotPtr now = member_->snapshot();
-  if (now && (now->topics.count(waiter.topic) != 0) == waiter.present) {
+  if (now && waiter.shown(*now)) {
     asio::post(waiter.executor, [fn = std::move(waiter.done)] { fn(Status::Ok()); });
     return;
   }
@@ -154,20 +154,19 @@ void ClusterNode::create_topic(NewTopic topic, asio::any_io_executor executor,
   }
   asio::post(io_, [this, topic = std::move(topic), executor, done = std::move(done)]() mutable {
     std::string name = topic.name;
-    member_->create_topic(
-        std::move(topic), [this, name, executor, done = std::move(done)](Status st) mutable {
-          if (!st.ok()) {
-            asio::post(executor, [done = std::move(done), st = std::move(st)]() mutable {
-              done(std::move(st));
-            });
-            return;
-          }
-          wait_for(Waiter{.topic = name,
-                          .present = true,
-                          .deadline_ms = now_ms() + kAdminWaitMs,
-                          .executor = executor,
-                          .done = std::move(done)});
-        });
+    member_->create_topic(std::move(topic), [this, name, executor,
+                                             done = std::move(done)](Status st) mutable {
+      if (!st.ok()) {
+        asio::post(executor,
+                   [done = std::move(done), st = std::move(st)]() mutable { done(std::move(st)); });
+        return;
+      }
+      wait_for(Waiter{.shown = [name](const ClusterSnapshot& s) { return s.topics.contains(name); },
+                      .what = "topic " + name + " was created",
+                      .deadline_ms = now_ms() + kAdminWaitMs,
+                      .executor = executor,
+                      .done = std::move(done)});
+    });
   });
 }
 
@@ -180,11 +179,12 @@ void ClusterNode::delete_topic(std::string name, asio::any_io_executor executor,
                    [done = std::move(done), st = std::move(st)]() mutable { done(std::move(st)); });
         return;
       }
-      wait_for(Waiter{.topic = name,
-                      .present = false,
-                      .deadline_ms = now_ms() + kAdminWaitMs,
-                      .executor = executor,
-                      .done = std::move(done)});
+      wait_for(
+          Waiter{.shown = [name](const ClusterSnapshot& s) { return !s.topics.contains(name); },
+                 .what = "topic " + name + " was deleted",
+                 .deadline_ms = now_ms() + kAdminWaitMs,
+                 .executor = executor,
+                 .done = std::move(done)});
     });
   });
 }
@@ -240,6 +240,42 @@ void ClusterNode::write_group_offsets(std::string group, int64_t expected,
                     done(std::move(out));
                   });
                 });
+  });
+}
+
+void ClusterNode::reassign_partitions(std::string topic, std::vector<ReassignOrder> orders,
+                                      asio::any_io_executor executor,
+                                      std::function<void(std::vector<Status>)> done) {
+  asio::post(io_, [this, topic = std::move(topic), orders = std::move(orders), executor,
+                   done = std::move(done)]() mutable {
+    member_->reassign(
+        topic, std::move(orders),
+        [this, topic, executor, done = std::move(done)](ReassignOutcome outcome) mutable {
+          if (outcome.revision == 0) {
+            asio::post(executor,
+                       [done = std::move(done), results = std::move(outcome.results)]() mutable {
+                         done(std::move(results));
+                       });
+            return;
+          }
+          // Answered once this broker's snapshot holds the write; a timeout
+          // replaces the results that were written.
+          auto results = std::make_shared<std::vector<Status>>(std::move(outcome.results));
+          wait_for(Waiter{.shown = [revision = outcome.revision](
+                                       const ClusterSnapshot& s) { return s.revision >= revision; },
+                          .what = "the reassignment of topic " + topic + " was recorded",
+                          .deadline_ms = now_ms() + kAdminWaitMs,
+                          .executor = executor,
+                          .done =
+                              [results, done = std::move(done)](Status st) mutable {
+                                if (!st.ok()) {
+                                  for (Status& r : *results) {
+                                    if (r.ok()) r = st;
+                                  }
+                                }
+                                done(std::move(*results));
+                              }});
+        });
   });
 }
 

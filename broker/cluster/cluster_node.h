@@ -24,6 +24,7 @@
 #include "core/topic_registry.h"
 #include "replication/replica_fetcher.h"
 #include "replication/replica_manager.h"
+#include "replication/replication_throttle.h"
 #include "runtime/core_set.h"
 #include "spillway/storage/file_system.h"
 
@@ -58,6 +59,9 @@ class ClusterNode final : public ClusterAdmin {
   void stop();
 
   ClusterMember& member() { return *member_; }
+  // The reassignment throttle this broker applies as a leader; its rate
+  // follows the snapshots (any thread).
+  replication::ReplicationThrottle& replication_throttle() { return throttle_; }
 
   // ClusterAdmin.
   void create_topic(NewTopic topic, asio::any_io_executor executor,
@@ -69,14 +73,17 @@ class ClusterNode final : public ClusterAdmin {
   void write_group_offsets(std::string group, int64_t expected, std::vector<GroupOffset> offsets,
                            asio::any_io_executor executor,
                            std::function<void(Result<int64_t>)> done) override;
+  void reassign_partitions(std::string topic, std::vector<ReassignOrder> orders,
+                           asio::any_io_executor executor,
+                           std::function<void(std::vector<Status>)> done) override;
   SnapshotPtr snapshot() const override { return member_->snapshot(); }
   BrokerId broker_id() const override { return static_cast<BrokerId>(config_.node_id); }
 
  private:
-  // A create or delete waiting until this broker's snapshot shows it.
+  // A request waiting until this broker's snapshot shows what it wrote.
   struct Waiter {
-    std::string topic;
-    bool present = true;  // wait for the topic to exist (create) or be gone
+    std::function<bool(const ClusterSnapshot&)> shown;
+    std::string what;  // "topic t was created", for the timeout's message
     int64_t deadline_ms = 0;
     asio::any_io_executor executor;
     std::function<void(Status)> done;
@@ -98,6 +105,7 @@ class ClusterNode final : public ClusterAdmin {
   std::unique_ptr<replication::ReplicaFetcher> fetcher_;
   std::unique_ptr<replication::ReplicaManager> manager_;
   std::vector<Waiter> waiters_;  // cluster thread
+  replication::ReplicationThrottle throttle_;
   std::thread thread_;
   std::atomic<bool> stopped_{false};
 };

@@ -36,15 +36,27 @@ struct TopicSettings {
   int32_t unclean_leader_election = -1;  // -1 = default, 0 off, 1 on
 };
 
+// A partition being moved (ClusterMember::reassign): the replicas asked
+// for, the ones it started from, and the throttle of the traffic to the
+// replicas it adds (docs/operations.md, "Moving a partition").
+struct Reassignment {
+  std::vector<BrokerId> target;  // preferred leader first
+  // The partition's replicas when the move began (a cancel goes back to
+  // them); empty when a broker that did not record them wrote the move.
+  std::vector<BrokerId> original;
+  int64_t throttle_bytes_per_sec = 0;  // 0: unthrottled
+  bool operator==(const Reassignment&) const = default;
+};
+
 // topics/<t>: the replica assignment (per partition, preferred leader
 // first) and the settings.
 struct TopicAssignment {
   std::string name;
   std::vector<std::vector<BrokerId>> replicas;  // index = partition
-  // Partitions being moved (ClusterMember::reassign): partition -> the
-  // replicas asked for. The controller adds them to `replicas`, waits
-  // for them to join the ISR, then drops the others (docs/replication.md).
-  std::map<int32_t, std::vector<BrokerId>> reassigning;
+  // Partitions being moved: partition -> its move. The controller adds
+  // the target to `replicas`, waits for it to join the ISR, then drops
+  // the others (docs/replication-controller.md).
+  std::map<int32_t, Reassignment> reassigning;
   TopicSettings settings;
   int64_t mod_revision = 0;
   // The key's create_revision: which incarnation of the name this is (a

@@ -201,8 +201,8 @@ std::vector<ControllerTxn> decide(const ClusterSnapshot& s, const ClusterKeys& k
       auto target = t.reassigning.find(p);
       if (target != t.reassigning.end()) {
         std::vector<KeyWrite> alone;
-        if (reassign_step(s, keys, controller_epoch, t, p, target->second, *st, &moved, &alone,
-                          &move_txn.writes)) {
+        if (reassign_step(s, keys, controller_epoch, t, p, target->second.target, *st, &moved,
+                          &alone, &move_txn.writes)) {
           topic_changed = true;
         }
         for (KeyWrite& w : alone) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "asio/post.hpp"
+#include "cluster/reassignment.h"
 #include "cluster/replica_assignment.h"
 #include "core/topic_config.h"
 
@@ -16,6 +17,9 @@ namespace {
 // key by key by the controller (decide() creates missing partition keys).
 constexpr size_t kMaxTxnOps = 128;
 constexpr auto kRetryDelay = std::chrono::milliseconds(200);
+// Writes of a reassign request that lose a race with another write of the
+// topic key (the controller's steps) before it gives up.
+constexpr int kReassignAttempts = 10;
 
 bool contains(const std::vector<BrokerId>& v, BrokerId b) {
   return std::find(v.begin(), v.end(), b) != v.end();
@@ -448,43 +452,63 @@ void EtcdClusterMember::alter_isr(const PartitionKey& pk, const PartitionState& 
   });
 }
 
-void EtcdClusterMember::reassign(const PartitionKey& pk, std::vector<BrokerId> replicas,
-                                 std::function<void(Status)> done) {
-  auto fail = [&](Status st) { asio::post(io_, [done, st] { done(st); }); };
+void EtcdClusterMember::reassign(std::string topic, std::vector<ReassignOrder> orders,
+                                 std::function<void(ReassignOutcome)> done) {
+  reassign_attempt(std::move(topic), std::move(orders), kReassignAttempts, std::move(done));
+}
+
+void EtcdClusterMember::reassign_attempt(std::string topic, std::vector<ReassignOrder> orders,
+                                         int attempts_left,
+                                         std::function<void(ReassignOutcome)> done) {
+  auto answer = [&](ReassignOutcome outcome) {
+    asio::post(io_, [done, outcome = std::move(outcome)]() mutable { done(std::move(outcome)); });
+  };
+  auto every = [&](const Status& st) {
+    return ReassignOutcome{.results = std::vector<Status>(orders.size(), st), .revision = 0};
+  };
   SnapshotPtr s = snapshot();
-  auto it = s->topics.find(pk.topic);
-  if (it == s->topics.end()) return fail(Status(ErrorCode::kUnknownTopic, "no topic " + pk.topic));
-  if (pk.partition < 0 || static_cast<size_t>(pk.partition) >= it->second.replicas.size()) {
-    return fail(Status(ErrorCode::kUnknownPartition, "no such partition"));
-  }
-  std::vector<BrokerId> sorted = replicas;
-  std::sort(sorted.begin(), sorted.end());
-  if (replicas.empty() || replicas.size() > static_cast<size_t>(kMaxReplicationFactor) ||
-      std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) {
-    return fail(invalid("replicas must be 1 to 16 distinct brokers"));
-  }
-  for (BrokerId b : replicas) {
-    if (!s->brokers.contains(b))
-      return fail(invalid("broker " + std::to_string(b) + " is not live"));
+  auto it = s->topics.find(topic);
+  if (it == s->topics.end()) {
+    return answer(every(Status(ErrorCode::kUnknownTopic, "no topic " + topic)));
   }
   TopicAssignment t = it->second;
-  if (t.replicas[static_cast<size_t>(pk.partition)] == replicas) {
-    t.reassigning.erase(pk.partition);
-  } else {
-    t.reassigning[pk.partition] = replicas;
-  }
-  const std::string key = keys_.topic(pk.topic);
+  bool changed = false;
+  ReassignOutcome outcome{.results = apply_reassign_orders(*s, orders, &t, &changed),
+                          .revision = 0};
+  if (!changed) return answer(std::move(outcome));
+  const std::string key = keys_.topic(topic);
   std::vector<Compare> cmp{
       {key, Compare::Target::kModRevision, Compare::Op::kEqual, t.mod_revision, {}}};
   std::vector<TxnOp> ops{{TxnOp::Kind::kPut, key, encode_topic(t), 0, false}};
-  store_.txn(std::move(cmp), std::move(ops), {}, [done](const Result<TxnResult>& r) {
-    if (!r.ok()) return done(r.status());
-    if (!r->succeeded) {
-      return done(Status(ErrorCode::kCoordinationUnavailable,
-                         "the topic changed meanwhile: ask again with the new state"));
-    }
-    done(Status::Ok());
-  });
+  store_.txn(std::move(cmp), std::move(ops), {},
+             guard(self_, [this, topic = std::move(topic), orders = std::move(orders),
+                           attempts_left, done = std::move(done),
+                           outcome = std::move(outcome)](const Result<TxnResult>& r) mutable {
+               if (r.ok() && r->succeeded) {
+                 outcome.revision = r->revision;
+                 return done(std::move(outcome));
+               }
+               Status failed =
+                   r.ok() ? Status(ErrorCode::kCoordinationUnavailable,
+                                   "topic " + topic + " kept changing meanwhile: ask again")
+                          : r.status();
+               if (r.ok() && attempts_left > 1) {
+                 // The controller (or another request) wrote the topic since our
+                 // snapshot: decide again on a newer one.
+                 auto timer = std::make_shared<asio::steady_timer>(io_, kRetryDelay);
+                 timer->async_wait(guard(
+                     self_, [this, timer, topic = std::move(topic), orders = std::move(orders),
+                             attempts_left, done = std::move(done)](std::error_code) mutable {
+                       reassign_attempt(std::move(topic), std::move(orders), attempts_left - 1,
+                                        std::move(done));
+                     }));
+                 return;
+               }
+               for (Status& st : outcome.results) {
+                 if (st.ok()) st = failed;
+               }
+               done(std::move(outcome));
+             }));
 }
 
 void EtcdClusterMember::controlled_shutdown(int64_t timeout_ms, std::function<void(Status)> done) {

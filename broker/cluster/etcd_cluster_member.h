@@ -48,8 +48,8 @@ class EtcdClusterMember : public ClusterMember {
   void alter_isr(const PartitionKey& partition, const PartitionState& expected,
                  std::vector<BrokerId> isr,
                  std::function<void(Result<PartitionState>)> done) override;
-  void reassign(const PartitionKey& partition, std::vector<BrokerId> replicas,
-                std::function<void(Status)> done) override;
+  void reassign(std::string topic, std::vector<ReassignOrder> orders,
+                std::function<void(ReassignOutcome)> done) override;
   void controlled_shutdown(int64_t timeout_ms, std::function<void(Status)> done) override;
   void stop(std::function<void()> done) override;
 
@@ -72,6 +72,8 @@ class EtcdClusterMember : public ClusterMember {
   void run_controller();
   void schedule_retry();
   void check_shutdown_done();
+  void reassign_attempt(std::string topic, std::vector<ReassignOrder> orders, int attempts_left,
+                        std::function<void(ReassignOutcome)> done);
   std::string my_broker_value(bool shutting_down) const;
 
   asio::io_context& io_;

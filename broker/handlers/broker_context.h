@@ -18,6 +18,9 @@ class ClusterMember;
 class ClusterAdmin;
 class ClusterOffsets;
 }  // namespace cluster
+namespace replication {
+class ReplicationThrottle;
+}
 namespace security {
 class Authorizer;
 class SaslAuthenticator;
@@ -52,6 +55,9 @@ struct BrokerContext {
   // Consumer groups' committed offsets kept in etcd (cluster/
   // cluster_offsets.h); set exactly when `cluster` is.
   cluster::ClusterOffsets* cluster_offsets = nullptr;
+  // The limit on reassignment traffic this broker sends as a leader
+  // (replication/replication_throttle.h); set exactly when `cluster` is.
+  replication::ReplicationThrottle* replication_throttle = nullptr;
   // This broker's id in the cluster (kNoBroker without one).
   BrokerId broker_id = kNoBroker;
 };

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "core/task_pool.h"
+#include "replication/replication_throttle.h"
 
 namespace spillway::broker {
 
@@ -29,6 +30,28 @@ Status copy_slice(WriteBuffer& out, const storage::FileSlice& slice) {
 
 Status write_slice(const void* slice, WriteBuffer& out) {
   return copy_slice(out, *static_cast<const storage::FileSlice*>(slice));
+}
+
+// A throttled part's read: at most what the throttle grants (its first
+// batch still whole), or the smallest read when it grants nothing, which
+// then is held back from the response.
+uint64_t throttled_read_bytes(FetchCore::Part& part, uint64_t max) {
+  const uint64_t granted = part.throttle->available();
+  part.held = granted == 0;
+  return std::min(max, std::max<uint64_t>(granted, 1));
+}
+
+// What the response sent under a throttle is taken from it; a part it
+// held back with data waiting is counted.
+void charge_throttles(const std::vector<FetchCore::Part>& parts) {
+  for (const FetchCore::Part& part : parts) {
+    if (part.throttle == nullptr) continue;
+    if (part.include) {
+      part.throttle->charge(part.slice.length);
+    } else if (part.held && part.slice.length > 0) {
+      part.throttle->count_held();
+    }
+  }
 }
 
 // A follower's fetch waits for the leader's log to grow, not for the high
@@ -112,6 +135,10 @@ void FetchCore::add_partition(uint32_t topic_index, int32_t partition, int64_t f
   parts_.push_back(std::move(part));
 }
 
+void FetchCore::throttle_last_partition(replication::ReplicationThrottle* throttle) {
+  if (!parts_.empty()) parts_.back().throttle = throttle;
+}
+
 void FetchCore::add_refused_partition(uint32_t topic_index, int32_t partition, ErrorCode code,
                                       std::string_view message) {
   parts_.push_back(Part{.topic = topic_index,
@@ -152,7 +179,8 @@ void FetchCore::respond() {
   bool first_data = granted_ > 0;
   for (Part& part : parts_) {
     const auto length = static_cast<int64_t>(part.slice.length);
-    part.include = part.code == ErrorCode::kOk && length > 0 && (first_data || length <= budget);
+    part.include =
+        part.code == ErrorCode::kOk && length > 0 && !part.held && (first_data || length <= budget);
     if (part.include) {
       first_data = false;
       budget -= length;
@@ -170,6 +198,7 @@ void FetchCore::respond() {
           std::memory_order_relaxed);
     }
   }
+  if (written.ok()) charge_throttles(parts_);
   for (Part& part : parts_) {
     part.slice = storage::FileSlice();  // let go of the segment file
     part.log.reset();
@@ -206,7 +235,7 @@ void FetchCore::on_read(void* ctx, uint32_t index, PartitionReply& reply) {
   uint64_t bytes = 0;
   for (const Part& p : core.parts_) {
     if (p.code != ErrorCode::kOk) error = true;
-    bytes += p.slice.length;
+    if (!p.held) bytes += p.slice.length;  // held back by the throttle: as if none
   }
   // Answer with an error, with min_bytes, when the wait is over, or when a
   // wake brought nothing new (the broker is stopping, or a durable advance
@@ -293,8 +322,9 @@ void FetchCore::read_all() {
     std::shared_ptr<Partition> owner = p.log;
     // With no grant the slice is not sent; read the smallest one for the
     // offsets. Otherwise the first batch comes whole even past the grant.
-    const auto max = std::min(static_cast<uint64_t>(std::min(p.max_bytes, max_bytes_)),
-                              std::max<uint64_t>(granted_, 1));
+    auto max = std::min(static_cast<uint64_t>(std::min(p.max_bytes, max_bytes_)),
+                        std::max<uint64_t>(granted_, 1));
+    if (p.throttle != nullptr) max = throttled_read_bytes(p, max);
     if (replica_ != kNoBroker) {
       const replication::ReplicaReadRequest request{
           .replica = replica_,

@@ -34,6 +34,10 @@
 
 namespace spillway::broker {
 
+namespace replication {
+class ReplicationThrottle;
+}
+
 class FetchCore : public ExchangeState {
  public:
   // Largest response a fetch builds, whatever the client asks (plus the
@@ -59,6 +63,10 @@ class FetchCore : public ExchangeState {
     // leader's epoch from the reply (-1 otherwise).
     int32_t current_leader_epoch = -1;
     int32_t leader_epoch = -1;
+    // Reassignment traffic (throttle_last_partition()): read and sent as
+    // far as the throttle grants; `held` when it granted nothing this time.
+    replication::ReplicationThrottle* throttle = nullptr;
+    bool held = false;
   };
   // Encodes the response into exchange().out(): every part, in order, with
   // records(part) for the included ones.
@@ -87,6 +95,13 @@ class FetchCore : public ExchangeState {
   // checked). A follower's epoch is checked by its read instead.
   void add_partition(uint32_t topic, int32_t partition, int64_t fetch_offset, int64_t max_bytes,
                      int32_t current_leader_epoch = -1);
+  // Makes the partition added last reassignment traffic (a follower's
+  // fetch for a replica a move is adding, not in sync yet; the ReplicaFetch
+  // handler decides): it is read and sent only as far as `throttle` grants.
+  // While the throttle grants nothing the partition counts as having no
+  // data, so the request waits as a long poll does and answers it without
+  // records, never with an error (replication/replication_throttle.h).
+  void throttle_last_partition(replication::ReplicationThrottle* throttle);
   // A partition answered with `code` and nothing read (e.g. the principal
   // may not read the topic: kTopicAuthorizationFailed).
   void add_refused_partition(uint32_t topic, int32_t partition, ErrorCode code,

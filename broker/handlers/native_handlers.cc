@@ -8,8 +8,9 @@
 #include "spillway/common/messages/metadata.h"
 #include "spillway/common/messages/offsets.h"
 #include "spillway/common/messages/produce.h"
-#include "spillway/common/messages/replication.h"
 #include "spillway/common/messages/producer_id.h"
+#include "spillway/common/messages/reassignments.h"
+#include "spillway/common/messages/replication.h"
 #include "spillway/common/messages/sasl.h"
 #include "spillway/common/messages/topics.h"
 #include "spillway/common/messages/users.h"
@@ -43,7 +44,9 @@ NativeHandlers::NativeHandlers(Dispatcher& dispatcher, BrokerContext& context,
       describe_acls_(context),
       create_acls_(context),
       delete_acls_(context),
-      describe_cluster_(context) {
+      describe_cluster_(context),
+      alter_reassignments_(context),
+      list_reassignments_(context) {
   using namespace messages;
   using frame::ApiKey;
   dispatcher.add(ApiKey::kApiVersions, kApiVersionsVersion, kApiVersionsVersion, &api_versions_);
@@ -88,6 +91,10 @@ NativeHandlers::NativeHandlers(Dispatcher& dispatcher, BrokerContext& context,
   dispatcher.add(ApiKey::kDeleteAcls, kDeleteAclsVersion, kDeleteAclsVersion, &delete_acls_);
   dispatcher.add(ApiKey::kDescribeCluster, kDescribeClusterVersion, kDescribeClusterVersion,
                  &describe_cluster_);
+  dispatcher.add(ApiKey::kAlterPartitionReassignments, kAlterPartitionReassignmentsVersion,
+                 kAlterPartitionReassignmentsVersion, &alter_reassignments_);
+  dispatcher.add(ApiKey::kListPartitionReassignments, kListPartitionReassignmentsVersion,
+                 kListPartitionReassignmentsVersion, &list_reassignments_);
 }
 
 }  // namespace spillway::broker

@@ -13,6 +13,7 @@
 #include "produce_handler.h"
 #include "protocol/api_versions_handler.h"
 #include "protocol/dispatcher.h"
+#include "reassignment_handlers.h"
 #include "sasl_handlers.h"
 #include "user_handlers.h"
 
@@ -54,6 +55,8 @@ class NativeHandlers {
   CreateAclsHandler create_acls_;
   DeleteAclsHandler delete_acls_;
   DescribeClusterHandler describe_cluster_;
+  AlterPartitionReassignmentsHandler alter_reassignments_;
+  ListPartitionReassignmentsHandler list_reassignments_;
 };
 
 }  // namespace spillway::broker

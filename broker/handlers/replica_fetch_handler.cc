@@ -6,8 +6,10 @@
 #include <vector>
 
 #include "cluster/cluster_member.h"
+#include "cluster/reassignment.h"
 #include "fetch_core.h"
 #include "handlers/access.h"
+#include "replication/replication_throttle.h"
 #include "spillway/common/messages/replication.h"
 
 namespace spillway::broker {
@@ -62,6 +64,15 @@ bool is_replica(const cluster::ClusterSnapshot* snapshot, std::string_view topic
   return std::find(replicas.begin(), replicas.end(), replica) != replicas.end();
 }
 
+// Whether `replica`'s fetch of the partition is reassignment traffic under
+// the throttle: a move with a throttle adds it and it is not in sync yet.
+bool throttled(const BrokerContext& context, const cluster::ClusterSnapshot* snapshot,
+               std::string_view topic, int32_t p, BrokerId replica) {
+  return snapshot != nullptr && context.replication_throttle != nullptr &&
+         context.replication_throttle->rate() > 0 &&
+         cluster::reassignment_throttle(*snapshot, topic, p, replica) > 0;
+}
+
 }  // namespace
 
 void ReplicaFetchHandler::handle(Exchange& exchange) {
@@ -100,6 +111,9 @@ void ReplicaFetchHandler::handle(Exchange& exchange) {
         continue;
       }
       st.add_partition(topic, p.partition, p.fetch_offset, p.max_bytes, p.current_leader_epoch);
+      if (throttled(context_, snapshot.get(), t.name, p.partition, request->replica_id)) {
+        st.throttle_last_partition(context_.replication_throttle);
+      }
     }
   }
   st.start();

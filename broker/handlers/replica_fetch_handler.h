@@ -6,6 +6,9 @@
 // long-polls up to max_wait_ms (waiters woken through
 // Partition::add_waiter). Needs ClusterAction on the cluster; a broker
 // that is not a replica of a partition gets kNotLeaderOrFollower for it.
+// A replica that a partition move is adding, not in sync yet, is served
+// under the broker's reassignment throttle (FetchCore::
+// throttle_last_partition, replication/replication_throttle.h).
 #pragma once
 
 #include "broker_context.h"

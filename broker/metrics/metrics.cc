@@ -5,6 +5,7 @@
 
 #include "core/scrub_budget.h"
 #include "core/topic_registry.h"
+#include "replication/replication_throttle.h"
 #include "spillway/common/frame.h"
 #include "spillway/common/kafka/api_keys.h"
 
@@ -189,6 +190,24 @@ std::string Metrics::render(const TopicRegistry& topics, const NetworkGauges& ne
              topic->name.c_str(), p->index().value(), static_cast<long long>(g.max_lag));
       }
     }
+  }
+  // Partition moves (docs/operations.md, "Moving a partition").
+  {
+    const replication::ReplicationThrottle* t = replication_throttle_;
+    gauge(out, "spillway_partition_reassignments",
+          "Partition moves in progress in the cluster (as this broker's snapshot shows them).",
+          t != nullptr ? t->ongoing() : 0);
+    gauge(out, "spillway_replication_throttle_bytes_per_second",
+          "Rate of this broker's reassignment throttle (0: unthrottled).",
+          t != nullptr ? t->rate() : 0);
+    counter(out, "spillway_replication_throttled_bytes_total",
+            "Bytes this broker sent as a leader to replicas a move is adding, under the "
+            "reassignment throttle.",
+            t != nullptr ? t->throttled_bytes() : 0);
+    counter(out, "spillway_replication_throttled_fetches_total",
+            "Partitions of replica fetches answered without records because the reassignment "
+            "throttle had nothing left.",
+            t != nullptr ? t->held() : 0);
   }
   const ScrubBudget& scrub = ScrubBudget::global();
   counter(out, "spillway_scrubbed_bytes_total",

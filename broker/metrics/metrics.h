@@ -17,6 +17,9 @@
 namespace spillway::broker {
 
 class TopicRegistry;
+namespace replication {
+class ReplicationThrottle;
+}
 
 // What the network layer reports, read when /metrics is rendered.
 struct NetworkGauges {
@@ -49,6 +52,12 @@ class Metrics {
     rejected_batches_.fetch_add(1, std::memory_order_relaxed);
   }
 
+  // The reassignment throttle whose counters /metrics shows (a cluster's;
+  // without one they show 0). Set before the endpoint serves; outlives it.
+  void set_replication_throttle(const replication::ReplicationThrottle* throttle) {
+    replication_throttle_ = throttle;
+  }
+
   // The whole exposition.
   std::string render(const TopicRegistry& topics, const NetworkGauges& network) const;
 
@@ -65,6 +74,7 @@ class Metrics {
   std::array<Histogram, kNativeApis> native_latency_;
   std::array<Histogram, kKafkaApis> kafka_latency_;
   std::atomic<uint64_t> rejected_batches_{0};
+  const replication::ReplicationThrottle* replication_throttle_ = nullptr;
 };
 
 }  // namespace spillway::broker

@@ -28,8 +28,8 @@ Result<ListPartitionReassignmentsRequest> decode_list_partition_reassignments_re
   return wire::decode<ListPartitionReassignmentsRequest>(body, kNative,
                                                          "ListPartitionReassignments request");
 }
-Status encode_list_partition_reassignments_request(
-    const ListPartitionReassignmentsRequest& request, WriteBuffer& out) noexcept {
+Status encode_list_partition_reassignments_request(const ListPartitionReassignmentsRequest& request,
+                                                   WriteBuffer& out) noexcept {
   return wire::encode(request, kNative, out);
 }
 Result<ListPartitionReassignmentsResponse> decode_list_partition_reassignments_response(

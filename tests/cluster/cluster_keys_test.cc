@@ -42,7 +42,9 @@ TEST(ClusterKeys, RoundTrips) {
 
   TopicAssignment t;
   t.replicas = {{1, 2}, {2, 3}};
-  t.reassigning[1] = {3, 4};
+  t.reassigning[1] =
+      Reassignment{.target = {3, 4}, .original = {1, 2}, .throttle_bytes_per_sec = 65536};
+  t.reassigning[0] = Reassignment{.target = {2}};
   t.settings.unclean_leader_election = 1;
   t.settings.min_insync_replicas = 2;
   auto t2 = decode_topic(encode_topic(t), "t");
@@ -92,6 +94,28 @@ TEST(ClusterKeys, RefusesMalformedValues) {
       decode_topic(R"({"replicas":[[1]],"settings":{"unclean_leader_election":2}})", "t").ok());
   // Unknown fields are ignored (a newer broker may add some).
   EXPECT_TRUE(decode_controller(R"({"broker":1,"since":"later"})").ok());
+}
+
+// A move's details ("moves") beside its target ("reassigning", the shape
+// older brokers read): strict when present, optional, and ignored for a
+// partition that is not being moved.
+TEST(ClusterKeys, MovesDetails) {
+  auto old = decode_topic(R"({"replicas":[[1,2]],"reassigning":{"0":[2,3]}})", "t");
+  ASSERT_TRUE(old.ok()) << old.status().to_string();
+  EXPECT_EQ(old->reassigning.at(0), (Reassignment{.target = {2, 3}}));
+  auto stale = decode_topic(
+      R"({"replicas":[[1,2],[1]],"reassigning":{},"moves":{"1":{"from":[1],"throttle":5}}})", "t");
+  ASSERT_TRUE(stale.ok()) << stale.status().to_string();
+  EXPECT_TRUE(stale->reassigning.empty());
+  for (const char* v : {
+           R"({"replicas":[[1]],"reassigning":{"0":[2]},"moves":[]})",
+           R"({"replicas":[[1]],"reassigning":{"0":[2]},"moves":{"1":{"throttle":1}}})",
+           R"({"replicas":[[1]],"reassigning":{"0":[2]},"moves":{"0":{"throttle":-1}}})",
+           R"({"replicas":[[1]],"reassigning":{"0":[2]},"moves":{"0":{"from":[1,1]}}})",
+           R"({"replicas":[[1]],"reassigning":{"0":[2]},"moves":{"0":5}})",
+       }) {
+    EXPECT_EQ(decode_topic(v, "t").status().code(), ErrorCode::kCorruptMessage) << v;
+  }
 }
 
 TEST(ClusterKeys, GroupOffsets) {

@@ -489,10 +489,13 @@ TEST_F(ClusterMemberTest, ReassignMovesReplicasThroughTheIsr) {
   BrokerId spare = 0;
   while (std::find(old.begin(), old.end(), spare) != old.end()) ++spare;
   const std::vector<BrokerId> target{spare, old[1]};
-  std::optional<Status> st;
-  nodes_[0]->member->reassign(PartitionKey{"t", 0}, target, [&](Status s) { st = std::move(s); });
-  ASSERT_TRUE(run_until([&] { return st.has_value(); }));
-  ASSERT_TRUE(st->ok()) << st->to_string();
+  std::optional<ReassignOutcome> outcome;
+  nodes_[0]->member->reassign("t", {ReassignOrder{.partition = 0, .replicas = target}},
+                              [&](ReassignOutcome o) { outcome = std::move(o); });
+  ASSERT_TRUE(run_until([&] { return outcome.has_value(); }));
+  ASSERT_EQ(outcome->results.size(), 1u);
+  ASSERT_TRUE(outcome->results[0].ok()) << outcome->results[0].to_string();
+  EXPECT_GT(outcome->revision, 0);
   // The controller adds the new replica; it is not in the ISR yet.
   ASSERT_TRUE(run_until([&] { return view()->topics.at("t").replicas[0].size() == 3; }));
   ASSERT_TRUE(settle());

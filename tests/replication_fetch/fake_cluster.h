@@ -38,9 +38,11 @@ class FakeCluster final : public cluster::ClusterMember {
                  std::function<void(Result<cluster::PartitionState>)> done) override {
     done(Status(ErrorCode::kInvalidArgument, "fake"));
   }
-  void reassign(const cluster::PartitionKey&, std::vector<BrokerId>,
-                std::function<void(Status)> done) override {
-    done(Status(ErrorCode::kInvalidArgument, "fake"));
+  void reassign(std::string, std::vector<cluster::ReassignOrder> orders,
+                std::function<void(cluster::ReassignOutcome)> done) override {
+    done(
+        {.results = std::vector<Status>(orders.size(), Status(ErrorCode::kInvalidArgument, "fake")),
+         .revision = 0});
   }
   void controlled_shutdown(int64_t, std::function<void(Status)> done) override {
     done(Status::Ok());

@@ -137,8 +137,8 @@ struct ListPartitionReassignmentsRequest {
 
 Result<ListPartitionReassignmentsRequest> decode_list_partition_reassignments_request(
     std::span<const std::byte> body);
-Status encode_list_partition_reassignments_request(
-    const ListPartitionReassignmentsRequest& request, WriteBuffer& out) noexcept;
+Status encode_list_partition_reassignments_request(const ListPartitionReassignmentsRequest& request,
+                                                   WriteBuffer& out) noexcept;
 
 // One move in progress.
 struct OngoingReassignmentBody {
