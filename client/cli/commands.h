@@ -94,6 +94,9 @@ void add_group_command(CLI::App& app, int* exit_code);
 // offline in a stopped broker's data directory (--data-dir).
 void add_user_command(CLI::App& app, int* exit_code);
 void add_cluster_command(CLI::App& app, int* exit_code);
+// `spillway partition reassign|reassignments`: move partitions between the
+// brokers of a cluster, and list the moves in progress.
+void add_partition_command(CLI::App& app, int* exit_code);
 
 // `spillway acl add|remove|list`: the broker's access control rules.
 void add_acl_command(CLI::App& app, int* exit_code);

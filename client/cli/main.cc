@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   spillway::cli::add_group_command(app, &exit_code);
   spillway::cli::add_user_command(app, &exit_code);
   spillway::cli::add_cluster_command(app, &exit_code);
+  spillway::cli::add_partition_command(app, &exit_code);
   spillway::cli::add_acl_command(app, &exit_code);
   spillway::cli::add_perf_command(app, &exit_code);
   spillway::cli::check_broker_options(app);

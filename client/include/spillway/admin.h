@@ -109,6 +109,26 @@ class Admin {
   // Describe on the cluster.
   Result<ClusterDescription> describe_cluster();
 
+  // Moves partitions between the brokers of a replicated cluster
+  // (`spillway partition reassign`, docs/operations.md). The connected
+  // broker records the moves in etcd and answers once it sees them
+  // recorded; the controller then adds the new replicas, waits until they
+  // are in sync, moves the leadership if it has to, and drops the old
+  // ones. `throttle_bytes_per_sec` (0: none) limits what the leaders send
+  // to the replicas these moves add while they catch up; asking again for
+  // a move in progress changes its target and throttle. One result per
+  // move, in order. Whole-call errors: kInvalidArgument (a standalone
+  // broker, no moves, a negative throttle), kInvalidReplicaAssignment
+  // (more than 16 replicas), kClusterAuthorizationFailed (needs Alter on
+  // the cluster), transport errors.
+  Result<std::vector<ReassignmentResult>> alter_partition_reassignments(
+      const std::vector<PartitionReassignment>& moves, int64_t throttle_bytes_per_sec = 0);
+  // The moves in progress, by topic and partition; of `topic` only when it
+  // is not empty (kUnknownTopic when there is no such topic). Needs
+  // Describe on the cluster.
+  Result<std::vector<OngoingReassignment>> list_partition_reassignments(
+      std::string_view topic = {});
+
   // ACLs (spillway/acl.h). Whole-call errors: kSecurityDisabled (the
   // broker's authorization is off), kClusterAuthorizationFailed (needs
   // Describe on the cluster to list, Alter to change), kInvalidArgument (a
