@@ -182,6 +182,13 @@ class Partition : public std::enable_shared_from_this<Partition> {
                          Reply reply);
   // Follower: truncates the log (and the epoch cache, producer state) to `end`.
   void truncate_to(Offset end, Reply reply);
+  // A corrupt follower that is out of the ISR (the ReplicaManager knows,
+  // from the stored partition state) drops its log from the first damaged
+  // offset on and fetches it again from the leader, instead of waiting for
+  // an operator's repair; the epoch cache and producer state follow the
+  // cut. Nothing when the log is not corrupt or this replica leads. See
+  // docs/replication.md, "A damaged replica".
+  void discard_damaged_copy();
   // OffsetForLeaderEpoch: leader_epoch and last_offset (= end offset) of the
   // largest epoch <= requested; kFencedLeaderEpoch / kUnknownLeaderEpoch when
   // `current` (>= 0) is older / newer than this replica's epoch.

@@ -455,6 +455,36 @@ void Partition::truncate_to(Offset end, Reply reply) {
   deliver(reply, std::move(r));
 }
 
+void Partition::discard_damaged_copy() {
+  check_on_core(core_);
+  const replication::Role role = role_.load(std::memory_order_relaxed);
+  if (closed_ || !log_->corrupt() ||
+      (role != replication::Role::kFollower && role != replication::Role::kNone)) {
+    return;
+  }
+  Result<Offset> end = log_->discard_from_damage();
+  if (!end.ok()) {
+    spdlog::error("partition {}: cannot drop its damaged log to fetch it again: {}", log_name_,
+                  end.status().message());
+    return;
+  }
+  // An epoch cache opened now is rebuilt or trimmed to the cut log.
+  Status st = epochs_ != nullptr ? epochs_->truncate_from_end(*end) : open_epoch_cache();
+  if (!st.ok()) spdlog::warn("partition {}: leader epoch file: {}", log_name_, st.message());
+  producers_.clear();
+  load_producer_state();
+  replicated_hw_ = std::min(replicated_hw_, log_->log_end_offset());
+  size_bytes_.store(log_->size_bytes(), std::memory_order_relaxed);
+  {
+    std::lock_guard lock(corruption_mu_);
+    corruption_message_.clear();
+    corrupt_.store(false, std::memory_order_release);
+  }
+  spdlog::warn("partition {}: damaged copy cut to offset {}; fetching the rest from the leader",
+               log_name_, end->value());
+  publish();
+}
+
 void Partition::epoch_end(LeaderEpoch requested, LeaderEpoch current, Reply reply) {
   check_on_core(core_);
   PartitionReply r;

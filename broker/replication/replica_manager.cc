@@ -176,6 +176,16 @@ void ReplicaManager::apply_partition(const cluster::ClusterSnapshot& snapshot,
       }
     }
   }
+  // Safe to throw a damaged copy away only while it is out of the ISR: then
+  // no election picks it (unclean election aside) and the ISR takes it back
+  // only after it fetched up to the high watermark again. A corrupt replica
+  // does not fetch, so its leader shrinks it out. Posted after the role, so
+  // the partition is a follower when it runs.
+  auto refetch_if_damaged = [&] {
+    if (role == Role::kFollower && partition->corrupt() && !contains(state->isr, self_)) {
+      post_task(partition->owner(), [partition] { partition->discard_damaged_copy(); });
+    }
+  };
   Applied& applied = applied_[key];
   const int32_t epoch = state ? state->leader_epoch : -1;
   const BrokerId leader = state ? state->leader : kNoBroker;
@@ -206,6 +216,7 @@ void ReplicaManager::apply_partition(const cluster::ClusterSnapshot& snapshot,
         partition->become_leader(std::move(lead));
       });
     }
+    refetch_if_damaged();
     return;
   }
   applied = Applied{.role = role,
@@ -241,6 +252,7 @@ void ReplicaManager::apply_partition(const cluster::ClusterSnapshot& snapshot,
         partition->become_follower(f);
       });
       fetcher_.add_partition(partition, leader, leader_info->native_address, LeaderEpoch(epoch));
+      refetch_if_damaged();
       break;
     }
     case Role::kNone:

@@ -59,6 +59,41 @@ Status PartitionLog::truncate_to(Offset end_offset) {
   return cut_log(end, 0, end);
 }
 
+Result<Offset> PartitionLog::discard_from_damage() {
+  if (closed_ || read_only()) return read_only_error();
+  if (!corrupt()) {
+    return Status(ErrorCode::kInvalidArgument, "discard_from_damage: the log is not corrupt");
+  }
+  const Corruption& c = *corruption_;
+  const int64_t base = Segment::parse_name(c.segment, ".log");
+  auto seg = std::find_if(segments_.begin(), segments_.end(),
+                          [&](const auto& s) { return s->base_offset() == base; });
+  if (c.first_offset < 0 || seg == segments_.end()) return corrupt_error();
+  // Overlapping segments: which copy of the offsets is right is a question
+  // for repair, not something a cut can answer.
+  if (seg != segments_.begin() && (*std::prev(seg))->next_offset() > c.first_offset) {
+    return corrupt_error();
+  }
+  const int64_t end = c.first_offset;
+  spdlog::warn(
+      "partition log {}: discarding offsets {} and after (damaged: {}) to fetch them again", dir_,
+      end, c.describe());
+  SPILLWAY_RETURN_IF_ERROR(cut_log(base, std::min(c.position, (*seg)->size()), end));
+  corruption_.reset();
+  const std::string marker = dir_ + kCorruptMarker;
+  if (fs_.exists(marker)) {
+    // A crash before this leaves a marker at the cut, where nothing is left
+    // to check: the next open serves the log as cut.
+    Status st = fs_.remove(marker);
+    if (st.ok()) st = fs_.sync_dir(dir_);
+    if (!st.ok()) {
+      enter_read_only(st);
+      return st;
+    }
+  }
+  return Offset(end);
+}
+
 Status PartitionLog::cut_log(int64_t segment, uint64_t position, int64_t new_end) {
   // From here on, flushes, checks and verified-point writes begun before
   // are stale whatever happens.

@@ -181,6 +181,18 @@ class PartitionLog {
   // a truncation may see the cut bytes change: readers re-read.
   Status truncate_to(Offset end);
 
+  // The way out of the corrupt state for a copy that can be fetched again
+  // (a follower out of the ISR, docs/replication.md "A damaged replica"):
+  // truncates at the first damaged byte, dropping every batch from the
+  // damaged offset on, valid or not, and then serves again. The caller must
+  // know another replica holds every acknowledged record: this throws data
+  // away that repair_partition_log() would keep. Crash-safe as
+  // truncate_to(); the corruption marker goes after the cut is durable.
+  // Returns the new log end. kCorruptMessage (and still corrupt) when the
+  // damage names no offset or a segment overlaps the one before it (an
+  // operator's repair); kInvalidArgument when the log is not corrupt.
+  Result<Offset> discard_from_damage();
+
   // The stored bytes of whole batches starting with the batch that contains
   // `offset` (the first whole even when larger than max_bytes), adding batches
   // while the total stays <= max_bytes, all below high_watermark() and within
