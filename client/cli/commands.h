@@ -54,13 +54,13 @@ inline void check_broker_options(CLI::App& app) {
 // of the flags, checked against their names when parsed, and what it means
 // for a Producer, in one place.
 struct DeliveryFlags {
-  std::string acks = "leader";       // none, leader or durable
+  std::string acks = "leader";       // none, leader, durable or all
   std::string compression = "none";  // none or zstd
 
   // Registers both flags on `cmd`; this object must outlive the parse.
   void add_to(CLI::App* cmd, const std::string& acks_help, const std::string& compression_help) {
     cmd->add_option("--acks", acks, acks_help)
-        ->check(CLI::IsMember({"none", "leader", "durable"}))
+        ->check(CLI::IsMember({"none", "leader", "durable", "all"}))
         ->capture_default_str();
     cmd->add_option("--compression", compression, compression_help)
         ->check(CLI::IsMember({"none", "zstd"}))
@@ -70,6 +70,7 @@ struct DeliveryFlags {
   void apply(ProducerOptions* options) const {
     options->acks = acks == "none"      ? Acks::kNone
                     : acks == "durable" ? Acks::kDurable
+                    : acks == "all"     ? Acks::kAll
                                         : Acks::kLeader;
     options->compression =
         compression == "zstd" ? ProducerCompression::kZstd : ProducerCompression::kNone;

@@ -235,7 +235,9 @@ void add_produce_command(CLI::App& app, int* exit_code) {
   cmd->add_option("-p,--partition", o->partition,
                   "send every message to this partition (default: by key, keyless sticky)")
       ->check(CLI::Range(0, 1'000'000));
-  o->delivery.add_to(cmd, "none, leader (after append) or durable (after fsync)", "none or zstd");
+  o->delivery.add_to(
+      cmd, "none, leader (after append), durable (after fsync) or all (every in-sync replica)",
+      "none or zstd");
   cmd->add_option("--linger-ms", o->linger_ms, "wait this long for a batch to fill")
       ->check(CLI::Range(0, 60'000))
       ->capture_default_str();

@@ -283,6 +283,10 @@ void Channel::reserve(std::size_t bytes) {
   capacity_ = bytes;
 }
 
+bool Channel::has_buffered_input() const noexcept {
+  return fd_ >= 0 && tls_ && tls_->pending();
+}
+
 bool Channel::wait_readable(std::chrono::milliseconds timeout, int wake_fd) noexcept {
   if (fd_ < 0) return false;
   if (tls_ && tls_->pending()) return true;

@@ -68,6 +68,11 @@ class Channel {
   // answers), kTimeout.
   Status connect(std::string_view address, const ConnectionOptions& options);
   bool is_open() const noexcept { return fd_ >= 0; }
+  // The socket, for a poll() over several channels (-1 when closed).
+  int native_handle() const noexcept { return fd_; }
+  // True when TLS holds decrypted bytes not yet read: a response may be
+  // readable although the socket is not.
+  bool has_buffered_input() const noexcept;
   void close() noexcept;
 
   // The id of the next request on this channel: counts up across
@@ -178,6 +183,10 @@ Status write_frame(WriteBuffer& out, frame::ApiKey key, int16_t api_version, int
   end_frame(out, *start);
   return Status::Ok();
 }
+
+// The addresses of a bootstrap list ("h1:p1,h2:p2"); check_bootstrap()
+// (spillway/connection.h) validates it.
+std::vector<std::string> split_bootstrap(std::string_view list);
 
 // Splits "host:port" / "[v6]:port". Error: kInvalidArgument.
 Status split_address(std::string_view address, std::string* host, std::string* port);

@@ -17,6 +17,25 @@ Status check_broker_address(std::string_view address) {
   return wire::split_address(address, &host, &port);
 }
 
+Status check_bootstrap(std::string_view list) {
+  if (list.empty()) return Status(ErrorCode::kInvalidArgument, "bootstrap: no broker address");
+  for (const std::string& address : wire::split_bootstrap(list)) {
+    SPILLWAY_RETURN_IF_ERROR(check_broker_address(address));
+  }
+  return Status::Ok();
+}
+
+std::vector<std::string> wire::split_bootstrap(std::string_view list) {
+  std::vector<std::string> out;
+  while (true) {
+    const std::size_t comma = list.find(',');
+    out.emplace_back(list.substr(0, comma));
+    if (comma == std::string_view::npos) break;
+    list.remove_prefix(comma + 1);
+  }
+  return out;
+}
+
 wire::Channel& wire::channel_of(Connection& connection) noexcept {
   return *connection.channel_;
 }

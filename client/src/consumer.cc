@@ -1,5 +1,11 @@
 // Consumer: Fetch long polls and the control calls (Metadata, FetchOffsets,
-// CommitOffsets or, subscribed, CommitMemberOffsets) on one Channel. It composes
+// CommitOffsets or, subscribed, CommitMemberOffsets, DescribeCluster) on the
+// control Channel, to the first bootstrap address that answers. In a
+// cluster (DescribeCluster answers; cluster_routes.h) each partition is
+// fetched from its leader over a connection of its own (a FetchLink), one
+// Fetch in flight per leader; a leader that stops answering or says it no
+// longer leads makes the consumer ask for the routes again. A standalone
+// broker gets the Fetch on the control channel, as before. It composes
 //   Assignment      (consumer_assignment.h)  assigned partitions, positions
 //   FetchedBatches  (fetched_batches.h)      fetched bytes -> checked records
 // and the one-round-trip lookups of metadata.h and group_offsets.h. Fetch
@@ -8,17 +14,22 @@
 // own, so committing never invalidates records already handed out.
 #include "spillway/consumer.h"
 
+#include <poll.h>
+
 #include <algorithm>
+#include <thread>
 
 #include "assignors/cooperative_sticky_assignor.h"
 #include "assignors/range_assignor.h"
 #include "channel.h"
+#include "cluster_routes.h"
 #include "consumer_assignment.h"
 #include "fetched_batches.h"
 #include "group_member.h"
 #include "group_offsets.h"
 #include "metadata.h"
 #include "spillway/common/messages/fetch.h"
+#include "spillway/common/messages/replication.h"
 
 namespace spillway {
 
@@ -48,14 +59,53 @@ struct Consumer::Impl {
   std::unique_ptr<consumer_internal::GroupMember> group;
   std::shared_ptr<RebalanceListener> listener;
   std::vector<TopicPartition> owned;
+  // Cluster routing: the leaders of the partitions (asked when unknown, and
+  // again at routes_at after a leader failed or moved), and one fetch
+  // connection per leader.
+  struct FetchLink {
+    int32_t broker = wire::kNoLeader;
+    std::string address;
+    wire::Channel channel;
+    bool wanted = false;     // leads an assigned partition
+    bool in_flight = false;  // a Fetch is out
+    int32_t correlation_id = 0;
+    uint64_t epoch = 0;  // positions_epoch when it was sent
+    std::chrono::milliseconds wait{0};
+  };
+  std::vector<std::unique_ptr<FetchLink>> links;
+  std::vector<pollfd> link_fds;  // reused by fetch_from_leaders()
+  std::vector<FetchLink*> links_out;
+  wire::ClusterRoutes routes;
+  bool routes_known = false;
+  bool routes_due = false;
+  Clock::time_point routes_at{};
+  // Bumped whenever what was fetched is dropped (seek, assignment change):
+  // the answer to a Fetch sent before is read and ignored.
+  uint64_t positions_epoch = 0;
 
+  ConnectionOptions connection_options() const {
+    return {.connect_timeout = options.connect_timeout,
+            .request_timeout = options.request_timeout,
+            .max_response_bytes = options.max_response_bytes,
+            .client_id = "spillway-consumer",
+            .security = options.security};
+  }
+
+  // The control channel, to the first bootstrap address that answers.
   Status ensure_connected() {
     if (channel.is_open()) return Status::Ok();
-    return channel.connect(options.bootstrap, {.connect_timeout = options.connect_timeout,
-                                               .request_timeout = options.request_timeout,
-                                               .max_response_bytes = options.max_response_bytes,
-                                               .client_id = "spillway-consumer",
-                                               .security = options.security});
+    Status st;
+    for (const std::string& address : wire::split_bootstrap(options.bootstrap)) {
+      st = channel.connect(address, connection_options());
+      if (st.ok()) return st;
+    }
+    return st;
+  }
+
+  // What was fetched is stale: refetched from the positions.
+  void refetch() {
+    fetched.clear();
+    ++positions_epoch;
   }
 
   // Runs fn(Channel&) -> Result<T> or Status; when that fails with
@@ -92,12 +142,27 @@ struct Consumer::Impl {
   Status ensure_group(Consumer& self);
   // Tells the listener, then drops `partitions` from the assignment.
   void revoke(Consumer& self, std::vector<TopicPartition> partitions);
-  // Sends one Fetch for every assigned partition, long-polling up to
-  // `wait`; returns its correlation id.
-  Result<int32_t> send_fetch(std::chrono::milliseconds wait);
+  // Sends one Fetch on `ch` for every assigned partition led by `leader`
+  // (every one for wire::kBootstrapBroker), long-polling up to `wait`;
+  // returns its correlation id.
+  Result<int32_t> send_fetch(wire::Channel& ch, std::chrono::milliseconds wait, int32_t leader);
+  // Asks the control channel for the routes (DescribeCluster).
+  Status refresh_routes();
+  // The routes should be asked again (soon, not at once: a failover takes
+  // a moment).
+  void want_routes() {
+    if (!routes_due) routes_at = Clock::now() + std::chrono::milliseconds(100);
+    routes_due = true;
+  }
+  // Cluster: a Fetch to each leader of assigned partitions that has none
+  // out, then the first answer into `fetched`. A failed link or a
+  // partition that moved is not an error: the routes are asked again.
+  Status fetch_from_leaders(std::chrono::milliseconds wait);
+  FetchLink& link_to(int32_t broker, const std::string& address);
   // Reads the answer to the Fetch `correlation_id` (within the request
   // timeout plus the long poll's `wait`).
-  Result<wire::Response> read_fetch(int32_t correlation_id, std::chrono::milliseconds wait);
+  Result<wire::Response> read_fetch(wire::Channel& ch, int32_t correlation_id,
+                                    std::chrono::milliseconds wait);
   // Hands each partition's batches in a Fetch response to `fetched`, moves
   // a position that is out of range by the reset policy, and returns the
   // first partition error.
@@ -105,7 +170,7 @@ struct Consumer::Impl {
 };
 
 Result<std::unique_ptr<Consumer>> Consumer::create(ConsumerOptions options) {
-  SPILLWAY_RETURN_IF_ERROR(check_broker_address(options.bootstrap));
+  SPILLWAY_RETURN_IF_ERROR(check_bootstrap(options.bootstrap));
   if (options.fetch_max_bytes <= 0 || options.partition_max_bytes <= 0 ||
       options.max_poll_records == 0) {
     return Status(ErrorCode::kInvalidArgument,
@@ -156,8 +221,11 @@ Status Consumer::subscribe(std::vector<std::string> topics,
   }
   std::sort(topics.begin(), topics.end());
   topics.erase(std::unique(topics.begin(), topics.end()), topics.end());
+  // The group's coordinator is the broker the control channel talks to; the
+  // heartbeats go there too.
+  SPILLWAY_RETURN_IF_ERROR(c.ensure_connected());
   consumer_internal::GroupSettings settings{
-      .bootstrap = c.options.bootstrap,
+      .bootstrap = c.channel.address(),
       .connection = {.connect_timeout = c.options.connect_timeout,
                      .request_timeout = c.options.request_timeout,
                      .max_response_bytes = c.options.max_response_bytes,
@@ -201,7 +269,7 @@ void Consumer::Impl::revoke(Consumer& self, std::vector<TopicPartition> partitio
     assignment.remove(tp.topic, PartitionId(tp.partition));
     std::erase(owned, tp);
   }
-  fetched.clear();  // indices into the assignment moved
+  refetch();  // indices into the assignment moved
 }
 
 Status Consumer::Impl::ensure_group(Consumer& self) {
@@ -253,7 +321,7 @@ Status Consumer::Impl::ensure_group(Consumer& self) {
       SPILLWAY_RETURN_IF_ERROR(assignment.add(tp.topic, p, *count));
     }
     owned = *given;
-    fetched.clear();
+    refetch();
     fetched.reserve(assignment.partitions().size());
     if (!added.empty()) listener->on_partitions_assigned(self, added);
     if (!eager && !revoked.empty()) group->request_rejoin();
@@ -272,20 +340,20 @@ Status Consumer::assign(std::string_view topic, std::span<const int32_t> partiti
   SPILLWAY_RETURN_IF_ERROR(
       c.assignment.add(topic, partitions, static_cast<int32_t>(d->partitions.size())));
   c.fetched.reserve(c.assignment.partitions().size());
-  c.fetched.clear();
+  c.refetch();
   return Status::Ok();
 }
 
 void Consumer::unassign() {
   impl_->assignment.clear();
-  impl_->fetched.clear();
+  impl_->refetch();
 }
 
 Status Consumer::Impl::seek(std::string_view topic, int32_t partition, Position position) {
   Result<AssignedPartition*> a = assignment.get(topic, PartitionId(partition));
   if (!a.ok()) return a.status();
   (*a)->position = position;
-  fetched.clear();  // refetched from the positions
+  refetch();
   return Status::Ok();
 }
 
@@ -374,22 +442,26 @@ Status Consumer::Impl::resolve_committed(std::string_view topic,
   return error;
 }
 
-Result<int32_t> Consumer::Impl::send_fetch(std::chrono::milliseconds wait) {
+Result<int32_t> Consumer::Impl::send_fetch(wire::Channel& ch, std::chrono::milliseconds wait,
+                                           int32_t leader) {
   fetch_topics.clear();
   fetch_partitions.clear();
-  for (const AssignedPartition& a : assignment.partitions()) {
-    fetch_partitions.push_back({.partition = a.partition.value(),
-                                .fetch_offset = a.position.offset().value(),
-                                .partition_max_bytes = options.partition_max_bytes});
-  }
   // One entry per topic, viewing its run of fetch_partitions (the
   // assignment is sorted by topic).
-  std::size_t first = 0;
   assignment.for_each_topic([&](std::string_view topic, std::span<AssignedPartition> parts) {
+    const std::size_t first = fetch_partitions.size();
+    for (const AssignedPartition& a : parts) {
+      if (leader != wire::kBootstrapBroker && routes.leader(topic, a.partition.value()) != leader) {
+        continue;
+      }
+      fetch_partitions.push_back({.partition = a.partition.value(),
+                                  .fetch_offset = a.position.offset().value(),
+                                  .partition_max_bytes = options.partition_max_bytes});
+    }
+    if (fetch_partitions.size() == first) return;
     fetch_topics.push_back({.name = topic,
                             .partitions = std::span<const messages::FetchPartitionRequest>(
-                                fetch_partitions.data() + first, parts.size())});
-    first += parts.size();
+                                fetch_partitions.data() + first, fetch_partitions.size() - first)});
   });
   messages::FetchRequest request;
   request.max_wait_ms = static_cast<int32_t>(wait.count());
@@ -398,23 +470,153 @@ Result<int32_t> Consumer::Impl::send_fetch(std::chrono::milliseconds wait) {
   request.topics = fetch_topics;
 
   WriteBuffer out(request_scratch);
-  const int32_t correlation_id = channel.next_correlation_id();
+  const int32_t correlation_id = ch.next_correlation_id();
   SPILLWAY_RETURN_IF_ERROR(wire::write_frame(
       out, frame::ApiKey::kFetch, messages::kFetchVersion, correlation_id,
       [&](WriteBuffer& body) { return messages::encode_fetch_request(request, body); }));
-  SPILLWAY_RETURN_IF_ERROR(channel.send(out));
+  SPILLWAY_RETURN_IF_ERROR(ch.send(out));
   return correlation_id;
 }
 
-Result<wire::Response> Consumer::Impl::read_fetch(int32_t correlation_id,
+Status Consumer::Impl::refresh_routes() {
+  Result<std::vector<std::byte>> body = with_reconnect([&](wire::Channel& ch) {
+    return ch.call(frame::ApiKey::kDescribeCluster, messages::kDescribeClusterVersion,
+                   [](WriteBuffer& out) { return wire::write_describe_cluster_request(out); });
+  });
+  if (!body.ok() && (body.status().code() == ErrorCode::kNotConnected ||
+                     body.status().code() == ErrorCode::kTimeout)) {
+    if (!routes_known) return body.status();
+    want_routes();  // the leaders known so far are still tried
+    return Status::Ok();
+  }
+  Result<wire::ClusterRoutes> r = wire::routes_from_answer(
+      body.ok() ? Status::Ok() : body.status(),
+      body.ok() ? std::span<const std::byte>(*body) : std::span<const std::byte>());
+  if (!r.ok()) {
+    want_routes();
+    return Status::Ok();  // the routes known stay; asked again later
+  }
+  routes = std::move(*r);
+  routes_known = true;
+  routes_due = false;
+  return Status::Ok();
+}
+
+Consumer::Impl::FetchLink& Consumer::Impl::link_to(int32_t broker, const std::string& address) {
+  for (std::unique_ptr<FetchLink>& l : links) {
+    if (l->broker != broker) continue;
+    if (l->address != address) {
+      // The broker came back elsewhere: what was in flight is lost with it.
+      l->channel.close();
+      l->in_flight = false;
+      l->address = address;
+    }
+    return *l;
+  }
+  links.push_back(std::make_unique<FetchLink>());
+  links.back()->broker = broker;
+  links.back()->address = address;
+  // Fetch answers are read into it; sized once, as the control channel's.
+  links.back()->channel.reserve(std::min<std::size_t>(
+      options.max_response_bytes, static_cast<std::size_t>(options.fetch_max_bytes) + (64u << 10)));
+  return *links.back();
+}
+
+Status Consumer::Impl::fetch_from_leaders(std::chrono::milliseconds wait) {
+  for (std::unique_ptr<FetchLink>& l : links) l->wanted = false;
+  for (const AssignedPartition& a : assignment.partitions()) {
+    const int32_t leader = routes.leader(a.topic, a.partition.value());
+    if (leader < 0) {
+      want_routes();  // offline, or a topic the routes do not know yet
+      continue;
+    }
+    link_to(leader, *routes.address(leader)).wanted = true;
+  }
+  // A Fetch to every leader with none out. Each link's answer lands in its
+  // own channel's buffer, so records handed out from one stay valid while
+  // another is read.
+  for (std::unique_ptr<FetchLink>& l : links) {
+    if (!l->wanted || l->in_flight) continue;
+    if (!l->channel.is_open()) {
+      if (!l->channel.connect(l->address, connection_options()).ok()) {
+        want_routes();  // the leader may be gone
+        continue;
+      }
+    }
+    Result<int32_t> sent = send_fetch(l->channel, wait, l->broker);
+    if (!sent.ok()) {
+      l->channel.close();
+      want_routes();
+      continue;
+    }
+    l->in_flight = true;
+    l->correlation_id = *sent;
+    l->epoch = positions_epoch;
+    l->wait = wait;
+  }
+  // The first answer.
+  std::vector<pollfd>& fds = link_fds;
+  std::vector<FetchLink*>& out = links_out;
+  fds.clear();
+  out.clear();
+  for (std::unique_ptr<FetchLink>& l : links) {
+    if (!l->in_flight) continue;
+    fds.push_back({l->channel.native_handle(), POLLIN, 0});
+    out.push_back(l.get());
+  }
+  if (out.empty()) {
+    // No leader to fetch from now: wait a little for new routes.
+    std::this_thread::sleep_for(std::min(wait, std::chrono::milliseconds(100)));
+    return Status::Ok();
+  }
+  FetchLink* ready = out.front();
+  if (out.size() > 1) {
+    bool buffered = false;
+    for (std::size_t i = 0; i < out.size() && !buffered; ++i) {
+      if (out[i]->channel.has_buffered_input()) {
+        ready = out[i];
+        buffered = true;
+      }
+    }
+    if (!buffered) {
+      const auto limit = options.request_timeout + wait;
+      if (::poll(fds.data(), fds.size(), static_cast<int>(limit.count())) <= 0) {
+        // Nothing within a request timeout: every link out is lost.
+        for (FetchLink* l : out) {
+          l->channel.close();
+          l->in_flight = false;
+        }
+        want_routes();
+        return Status::Ok();
+      }
+      for (std::size_t i = 0; i < out.size(); ++i) {
+        if ((fds[i].revents & (POLLIN | POLLHUP | POLLERR)) != 0) {
+          ready = out[i];
+          break;
+        }
+      }
+    }
+  }
+  Result<wire::Response> response = read_fetch(ready->channel, ready->correlation_id, ready->wait);
+  ready->in_flight = false;
+  if (!response.ok()) {
+    ready->channel.close();
+    want_routes();
+    return Status::Ok();
+  }
+  if (ready->epoch != positions_epoch) return Status::Ok();  // asked for old positions
+  return take_response(*response);
+}
+
+Result<wire::Response> Consumer::Impl::read_fetch(wire::Channel& ch, int32_t correlation_id,
                                                   std::chrono::milliseconds wait) {
-  Result<wire::Response> response = channel.read_response(options.request_timeout + wait);
+  Result<wire::Response> response = ch.read_response(options.request_timeout + wait);
   if (response.ok() && response->correlation_id != correlation_id) {
-    channel.close();
-    return Status(ErrorCode::kCorruptMessage,
-                  channel.address() + ": fetch response correlation id " +
-                      std::to_string(response->correlation_id) + " does not match request " +
-                      std::to_string(correlation_id));
+    ch.close();
+    return Status(ErrorCode::kCorruptMessage, ch.address() + ": fetch response correlation id " +
+                                                  std::to_string(response->correlation_id) +
+                                                  " does not match request " +
+                                                  std::to_string(correlation_id));
   }
   return response;
 }
@@ -434,6 +636,10 @@ Status Consumer::Impl::take_response(const wire::Response& response) {
         // Restart inside the valid range, per the reset policy.
         a->position = Position::at(Offset(
             options.reset == OffsetReset::kEarliest ? r.log_start_offset : r.high_watermark));
+        continue;
+      }
+      if (routes.cluster() && wire::needs_new_routes(r.error_code)) {
+        want_routes();  // it moved: fetched from its new leader next time
         continue;
       }
       if (r.error_code != ErrorCode::kOk) {
@@ -478,10 +684,19 @@ Result<ConsumerRecords> Consumer::poll(std::chrono::milliseconds timeout) {
         std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
     SPILLWAY_RETURN_IF_ERROR(c.resolve_positions());
     SPILLWAY_RETURN_IF_ERROR(c.ensure_connected());
+    if (!c.routes_known || (c.routes_due && Clock::now() >= c.routes_at)) {
+      SPILLWAY_RETURN_IF_ERROR(c.refresh_routes());
+    }
     const auto wait = std::clamp(left, std::chrono::milliseconds(0), c.options.fetch_max_wait);
-    Result<int32_t> sent = c.send_fetch(wait);
+    if (c.routes.cluster()) {
+      SPILLWAY_RETURN_IF_ERROR(c.fetch_from_leaders(wait));
+      if (c.fetched.empty() && Clock::now() >= deadline) return c.fetched.records();
+      if (c.fetched.empty() && c.group && c.group->needs_rejoin()) return c.fetched.records();
+      continue;
+    }
+    Result<int32_t> sent = c.send_fetch(c.channel, wait, wire::kBootstrapBroker);
     Result<wire::Response> response =
-        sent.ok() ? c.read_fetch(*sent, wait) : Result<wire::Response>(sent.status());
+        sent.ok() ? c.read_fetch(c.channel, *sent, wait) : Result<wire::Response>(sent.status());
     if (!response.ok()) {
       // A connection the broker closed while we were not looking (idle
       // timeout, restart) gets one fresh attempt within this poll.

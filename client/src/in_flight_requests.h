@@ -1,4 +1,4 @@
-// InFlightRequests: the producer's requests outstanding on its connection,
+// InFlightRequests: the producer's requests outstanding on one connection,
 // oldest first.
 //
 // Owns: a fixed ring of `capacity` slots (max_in_flight), sized once and
@@ -25,7 +25,7 @@
 
 namespace spillway::producer_internal {
 
-enum class RequestKind : uint8_t { kProduce, kMetadata, kInitProducerId };
+enum class RequestKind : uint8_t { kProduce, kMetadata, kInitProducerId, kDescribeCluster };
 
 struct InFlight {
   int32_t correlation_id = 0;

@@ -41,7 +41,7 @@ void Producer::Impl::wake() const noexcept {
 }
 
 Result<std::unique_ptr<Producer>> Producer::create(ProducerOptions options) {
-  SPILLWAY_RETURN_IF_ERROR(check_broker_address(options.bootstrap));
+  SPILLWAY_RETURN_IF_ERROR(check_bootstrap(options.bootstrap));
   if (options.max_in_flight < 1) {
     return Status(ErrorCode::kInvalidArgument, "max_in_flight must be at least 1");
   }

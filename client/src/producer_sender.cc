@@ -1,7 +1,6 @@
 // Sender: the producer's I/O thread (see producer_sender.h).
 #include "producer_sender.h"
 
-#include <poll.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,6 +13,7 @@
 #include "spillway/common/messages/produce.h"
 #include "spillway/common/messages/produce_writer.h"
 #include "spillway/common/messages/producer_id.h"
+#include "spillway/common/messages/replication.h"
 
 namespace spillway::producer_internal {
 
@@ -29,6 +29,14 @@ bool retriable(ErrorCode code) {
     case ErrorCode::kShuttingDown:
     case ErrorCode::kTooManyRequests:
     case ErrorCode::kResourceExhausted:
+    // A cluster: the partition moved (sent again to its new leader), or its
+    // ISR is short for now. With idempotence a batch the old leader or the
+    // ISR did store is stored once.
+    case ErrorCode::kNotLeaderOrFollower:
+    case ErrorCode::kFencedLeaderEpoch:
+    case ErrorCode::kUnknownLeaderEpoch:
+    case ErrorCode::kNotEnoughReplicas:
+    case ErrorCode::kNotEnoughReplicasAfterAppend:
       return true;
     default:
       return false;
@@ -38,16 +46,22 @@ bool retriable(ErrorCode code) {
 }  // namespace
 
 Sender::Sender(Producer::Impl& producer)
-    : producer_(producer),
-      in_flight_(static_cast<std::size_t>(producer.options.max_in_flight)),
-      idempotent_(producer.options.enable_idempotence) {}
+    : producer_(producer), idempotent_(producer.options.enable_idempotence) {
+  bootstrap_ = wire::split_bootstrap(producer.options.bootstrap);
+  const std::size_t in_flight = static_cast<std::size_t>(producer.options.max_in_flight);
+  links_.push_back(std::make_unique<Link>(wire::kBootstrapBroker, bootstrap_.front(), in_flight));
+  // A few brokers without growing; more only when a cluster has them.
+  pollfds_.reserve(8);
+  polled_.reserve(8);
+  sendable_.reserve(8);
+}
 
 void Sender::run() {
   Producer::Impl& p = producer_;
   for (;;) {
     Batch* done = nullptr;  // batches completed this round, callbacks pending
     std::unique_lock lk(p.mu);
-    const Clock::time_point now = Clock::now();
+    Clock::time_point now = Clock::now();
     // Fail what outlived its delivery deadline, and everything queued once
     // close()'s deadline has passed.
     const bool closing_over = p.stop && now >= p.stop_deadline;
@@ -62,91 +76,336 @@ void Sender::run() {
                kNoOffset, &done);
       b = next;
     }
-    const bool idle = p.accumulator.idle();
-    if (p.stop && idle && in_flight_.empty()) {
+    const bool quiet = std::all_of(links_.begin(), links_.end(),
+                                   [](const auto& l) { return l->in_flight.empty(); });
+    if (p.stop && p.accumulator.idle() && quiet) {
       lk.unlock();
       run_callbacks(done);
       return;
     }
+    apply_routes(&done);
     // Connect when there is something to send; an idle producer whose
-    // connection the broker closed stays disconnected until then.
-    if (!channel_.is_open() && (!idle || p.metadata.request_due()) && now >= reconnect_at_) {
-      lk.unlock();
-      Status st =
-          channel_.connect(p.options.bootstrap, {.connect_timeout = p.options.connect_timeout,
-                                                 .request_timeout = p.options.request_timeout,
-                                                 .max_response_bytes = p.options.max_response_bytes,
-                                                 .client_id = "spillway-producer",
-                                                 .security = p.options.security});
-      lk.lock();
-      if (!st.ok()) reconnect_at_ = Clock::now() + p.options.retry_backoff;
-      p.last_transport_error = std::move(st);
-    }
-    Batch* to_send = nullptr;
-    if (channel_.is_open() && !in_flight_.full()) {
-      if (idempotent_ && producer_id_ < 0) {
-        // Nothing is produced before the producer id is known.
-        if (!producer_id_requested_) {
-          const int32_t id = channel_.next_correlation_id();
-          Status st =
-              wire::write_frame(request_, frame::ApiKey::kInitProducerId,
-                                messages::kInitProducerIdVersion, id, [](WriteBuffer& body) {
-                                  return messages::encode_init_producer_id_request({}, body);
-                                });
-          if (st.ok()) {
-            in_flight_.push(
-                {.correlation_id = id, .kind = RequestKind::kInitProducerId, .sent = now});
-            producer_id_requested_ = true;
-          } else {
-            request_.release();
-          }
-        }
-      } else if (p.metadata.request_due()) {
-        // If it cannot be framed, its topics are asked again next round.
-        const int32_t id = channel_.next_correlation_id();
-        if (p.metadata.write_request(request_, id).ok()) {
-          in_flight_.push({.correlation_id = id, .kind = RequestKind::kMetadata, .sent = now});
-        } else {
-          request_.release();
-        }
-      } else {
-        const Linger linger = p.flushing > 0 || p.stop ? Linger::kSkip : Linger::kWait;
-        to_send = p.accumulator.drain_ready(now, linger, kMaxRequestBytes);
-        if (to_send) {
-          assign_sequences(to_send);
-          in_flight_.push({.correlation_id = channel_.next_correlation_id(),
-                           .kind = RequestKind::kProduce,
-                           .batches = to_send,
-                           .sent = now});
-        }
+    // connections the brokers closed stays disconnected until then. By
+    // index: connect() unlocks, and links are only added by this thread.
+    for (std::size_t i = 0; i < links_.size(); ++i) {
+      Link& link = *links_[i];
+      if (!link.channel.is_open() && has_work(link) && Clock::now() >= link.reconnect_at) {
+        connect(link, lk);
       }
+    }
+    // At most one request per link this round.
+    for (std::size_t i = 0; i < links_.size(); ++i) {
+      Link& link = *links_[i];
+      if (!link.channel.is_open() || link.in_flight.full()) continue;
+      now = Clock::now();
+      Batch* to_send = nullptr;
+      if (i != 0 || !frame_control_request(link, now)) {
+        // Nothing is produced before the producer id is known.
+        if (idempotent_ && producer_id_ < 0) continue;
+        const Linger linger = p.flushing > 0 || p.stop ? Linger::kSkip : Linger::kWait;
+        to_send = p.accumulator.drain_ready(now, linger, kMaxRequestBytes, link.broker);
+        if (!to_send) continue;
+        assign_sequences(to_send);
+        link.in_flight.push({.correlation_id = link.channel.next_correlation_id(),
+                             .kind = RequestKind::kProduce,
+                             .batches = to_send,
+                             .sent = now});
+      }
+      lk.unlock();
+      if (to_send) build_produce_request(link, to_send, &done);
+      Status sent;
+      if (request_.bytes_written() > 0) {
+        sent = link.channel.send(request_);
+        request_.release();
+      }
+      lk.lock();
+      if (!sent.ok()) disconnect(link, std::move(sent), &done);
     }
     const Clock::time_point due = next_due(Clock::now());
     lk.unlock();
-
-    if (to_send) build_produce_request(to_send, &done);
-    if (request_.bytes_written() > 0) {
-      Status st = channel_.send(request_);
-      request_.release();
-      if (!st.ok()) {
-        std::lock_guard relock(p.mu);
-        disconnect(std::move(st), &done);
-      }
-    }
     run_callbacks(std::exchange(done, nullptr));
     wait_and_read(due, &done);
     run_callbacks(done);
   }
 }
 
-void Sender::build_produce_request(Batch* batches, Batch** done) {
+bool Sender::has_work(const Link& link) const {
+  const Producer::Impl& p = producer_;
+  if (p.accumulator.has_batches_for(link.broker)) return true;
+  if (&link != links_.front().get()) return false;
+  return p.metadata.request_due() ||
+         (!p.accumulator.idle() && (routes_wanted_ || (idempotent_ && producer_id_ < 0)));
+}
+
+void Sender::connect(Link& link, std::unique_lock<std::mutex>& lk) {
+  Producer::Impl& p = producer_;
+  const bool control = &link == links_.front().get();
+  std::string address = link.address;
+  if (control) {
+    // The bootstrap addresses in turn, then every broker the routes name.
+    const std::size_t known = bootstrap_.size() + routes_.addresses.size();
+    std::size_t i = next_control_address_ % known;
+    if (i < bootstrap_.size()) {
+      address = bootstrap_[i];
+    } else {
+      auto it = routes_.addresses.begin();
+      std::advance(it, static_cast<std::ptrdiff_t>(i - bootstrap_.size()));
+      address = it->second;
+    }
+  }
+  lk.unlock();
+  Status st = link.channel.connect(address, {.connect_timeout = p.options.connect_timeout,
+                                             .request_timeout = p.options.request_timeout,
+                                             .max_response_bytes = p.options.max_response_bytes,
+                                             .client_id = "spillway-producer",
+                                             .security = p.options.security});
+  lk.lock();
+  if (st.ok()) {
+    link.address = std::move(address);
+  } else {
+    link.reconnect_at = Clock::now() + p.options.retry_backoff;
+    if (control) {
+      ++next_control_address_;
+    } else {
+      want_routes(Clock::now());  // its leader may have moved
+    }
+  }
+  p.last_transport_error = std::move(st);
+}
+
+bool Sender::frame_control_request(Link& link, Clock::time_point now) {
+  Producer::Impl& p = producer_;
+  const int32_t id = link.channel.next_correlation_id();
+  if (idempotent_ && producer_id_ < 0 && !producer_id_requested_) {
+    Status st = wire::write_frame(
+        request_, frame::ApiKey::kInitProducerId, messages::kInitProducerIdVersion, id,
+        [](WriteBuffer& body) { return messages::encode_init_producer_id_request({}, body); });
+    if (!st.ok()) {
+      request_.release();
+      return false;
+    }
+    link.in_flight.push({.correlation_id = id, .kind = RequestKind::kInitProducerId, .sent = now});
+    producer_id_requested_ = true;
+    return true;
+  }
+  if (routes_wanted_ && !routes_asked_ && now >= routes_at_) {
+    Status st = wire::write_frame(
+        request_, frame::ApiKey::kDescribeCluster, messages::kDescribeClusterVersion, id,
+        [](WriteBuffer& body) { return wire::write_describe_cluster_request(body); });
+    if (!st.ok()) {
+      request_.release();
+      return false;
+    }
+    link.in_flight.push({.correlation_id = id, .kind = RequestKind::kDescribeCluster, .sent = now});
+    routes_wanted_ = false;
+    routes_asked_ = true;
+    return true;
+  }
+  if (p.metadata.request_due()) {
+    // If it cannot be framed, its topics are asked again next round.
+    if (p.metadata.write_request(request_, id).ok()) {
+      link.in_flight.push({.correlation_id = id, .kind = RequestKind::kMetadata, .sent = now});
+      return true;
+    }
+    request_.release();
+  }
+  return false;
+}
+
+void Sender::want_routes(Clock::time_point at) {
+  if (routes_asked_) return;  // the answer on its way will do
+  routes_at_ = routes_wanted_ ? std::min(routes_at_, at) : at;
+  routes_wanted_ = true;
+}
+
+void Sender::handle_routes(const Status& request_error, std::span<const std::byte> body) {
+  routes_asked_ = false;
+  Result<wire::ClusterRoutes> routes = wire::routes_from_answer(request_error, body);
+  if (!routes.ok()) {
+    want_routes(Clock::now() + producer_.options.retry_backoff);
+    return;
+  }
+  routes_ = std::move(*routes);
+  ++routes_version_;
+}
+
+Sender::Link& Sender::link_to(int32_t broker, const std::string& address) {
+  for (std::unique_ptr<Link>& l : links_) {
+    if (l->broker == broker) return *l;
+  }
+  links_.push_back(std::make_unique<Link>(
+      broker, address, static_cast<std::size_t>(producer_.options.max_in_flight)));
+  return *links_.back();
+}
+
+void Sender::apply_routes(Batch** done) {
+  Producer::Impl& p = producer_;
+  p.accumulator.for_each_topic([&](TopicQueues& t) {
+    if (t.routes_version == routes_version_) return;
+    t.routes_version = routes_version_;
+    for (int32_t i = 0; i < t.partition_count(); ++i) {
+      const int32_t leader = routes_.leader(t.name, i);
+      t.queue(PartitionId(i)).leader = leader;
+      if (leader < 0) continue;
+      const std::string& address = *routes_.address(leader);
+      Link& link = link_to(leader, address);
+      if (link.address != address) {
+        // The broker came back elsewhere.
+        link.address = address;
+        if (link.channel.is_open()) {
+          disconnect(link, Status(ErrorCode::kNotConnected, "broker moved to " + address), done);
+        }
+      }
+    }
+  });
+  // A partition with records and no leader: ask again until it has one.
+  if (!routes_wanted_ && !routes_asked_ && p.accumulator.waits_for_leader()) {
+    want_routes(Clock::now() + std::max(p.options.retry_backoff, std::chrono::milliseconds(100)));
+  }
+}
+
+void Sender::wait_and_read(Clock::time_point due, Batch** done) {
+  const ProducerOptions& o = producer_.options;
+  auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(due - Clock::now());
+  wait = std::clamp(wait, std::chrono::milliseconds(0), std::chrono::milliseconds(100));
+  pollfds_.clear();
+  polled_.clear();
+  bool buffered = false;
+  for (std::unique_ptr<Link>& l : links_) {
+    if (!l->channel.is_open()) continue;
+    buffered = buffered || l->channel.has_buffered_input();
+    pollfds_.push_back({l->channel.native_handle(), POLLIN, 0});
+    polled_.push_back(l.get());
+  }
+  pollfds_.push_back({producer_.wake_fd, POLLIN, 0});
+  ::poll(pollfds_.data(), pollfds_.size(), buffered ? 0 : static_cast<int>(wait.count()));
+  uint64_t drained;
+  [[maybe_unused]] ssize_t r = ::read(producer_.wake_fd, &drained, sizeof(drained));
+  const Clock::time_point now = Clock::now();
+  for (std::size_t i = 0; i < polled_.size(); ++i) {
+    Link& link = *polled_[i];
+    // Readable with nothing in flight means the broker closed an idle
+    // connection (EOF); reading it notices and closes our side.
+    const bool readable = (pollfds_[i].revents & (POLLIN | POLLHUP | POLLERR)) != 0 ||
+                          link.channel.has_buffered_input();
+    if (!readable) {
+      if (now >= link.in_flight.next_timeout(o.request_timeout)) {
+        std::lock_guard lk(producer_.mu);
+        disconnect(
+            link,
+            Status(ErrorCode::kTimeout, link.address + ": no response within " +
+                                            std::to_string(o.request_timeout.count()) + " ms"),
+            done);
+      }
+      continue;
+    }
+    Result<wire::Response> response = link.channel.read_response();
+    std::lock_guard lk(producer_.mu);
+    if (!response.ok()) {
+      disconnect(link, response.status(), done);
+    } else {
+      handle_response(link, *response, done);
+    }
+  }
+}
+
+void Sender::disconnect(Link& link, Status why, Batch** done) {
+  link.channel.close();
+  link.reconnect_at = Clock::now() + producer_.options.retry_backoff;
+  while (!link.in_flight.empty()) {
+    const InFlight f = link.in_flight.pop_oldest();
+    if (f.kind == RequestKind::kMetadata) producer_.metadata.request_lost();
+    if (f.kind == RequestKind::kInitProducerId) producer_id_requested_ = false;
+    if (f.kind == RequestKind::kDescribeCluster) {
+      routes_asked_ = false;
+      routes_wanted_ = true;
+    }
+    for (Batch* b = f.batches; b;) {
+      Batch* next = b->next;
+      producer_.accumulator.finished(b);
+      complete(b, why, kNoOffset, done);
+      b = next;
+    }
+  }
+  // In a cluster a lost broker may have lost its leadership too.
+  if (routes_.cluster()) want_routes(link.reconnect_at);
+  producer_.last_transport_error = std::move(why);
+}
+
+void Sender::handle_response(Link& link, const wire::Response& response, Batch** done) {
+  InFlight f;
+  if (!link.in_flight.take_answered(response.correlation_id, &f)) {
+    disconnect(link,
+               Status(ErrorCode::kCorruptMessage,
+                      link.address + ": response to an unknown request (correlation id " +
+                          std::to_string(response.correlation_id) + ")"),
+               done);
+    return;
+  }
+  Status request_error;
+  if (response.error != ErrorCode::kOk) {
+    request_error = frame::decode_error_body(response.error, response.body);
+  }
+  if (f.kind == RequestKind::kMetadata) {
+    producer_.metadata.apply(std::move(request_error), response.body);
+    producer_.cv.notify_all();
+    return;
+  }
+  if (f.kind == RequestKind::kInitProducerId) {
+    handle_producer_id(std::move(request_error), response.body);
+    return;
+  }
+  if (f.kind == RequestKind::kDescribeCluster) {
+    handle_routes(request_error, response.body);
+    return;
+  }
+  Batch* b = f.batches;
+  Status st = request_error;
+  if (st.ok()) {
+    Result<messages::ProduceResponse> decoded = messages::decode_produce_response(response.body);
+    st = decoded.status();
+    if (st.ok()) {
+      for (const messages::ProduceTopicResult& t : decoded->topics) {
+        for (const messages::ProducePartitionResult& r : t.results) {
+          if (!b) break;
+          if (t.name != b->topic->name || PartitionId(r.partition) != b->partition) continue;
+          Batch* next = b->next;
+          producer_.accumulator.finished(b);
+          if (r.error_code == ErrorCode::kOk) {
+            complete(b, Status::Ok(),
+                     producer_.options.acks == Acks::kNone ? kNoOffset : Offset(r.base_offset),
+                     done);
+          } else {
+            if (wire::needs_new_routes(r.error_code)) want_routes(Clock::now());
+            complete(b,
+                     Status(r.error_code, r.error_message.empty()
+                                              ? std::string(error_code_name(r.error_code))
+                                              : std::string(r.error_message)),
+                     kNoOffset, done);
+          }
+          b = next;
+        }
+      }
+    }
+    if (st.ok() && b)
+      st = Status(ErrorCode::kCorruptMessage, "produce response is missing results");
+  }
+  while (b) {  // what the response did not answer fails with its error
+    Batch* next = b->next;
+    producer_.accumulator.finished(b);
+    complete(b, st, kNoOffset, done);
+    b = next;
+  }
+}
+
+void Sender::build_produce_request(Link& link, Batch* batches, Batch** done) {
   const ProducerOptions& o = producer_.options;
   batch::BuilderOptions bo;
   bo.compression = o.compression == ProducerCompression::kZstd ? batch::Compression::kZstd
                                                                : batch::Compression::kNone;
   bo.zstd_level = o.zstd_level;
   Status st = wire::write_frame(request_, frame::ApiKey::kProduce, messages::kProduceVersion,
-                                in_flight_.newest().correlation_id, [&](WriteBuffer& out) {
+                                link.in_flight.newest().correlation_id, [&](WriteBuffer& out) {
                                   // Each batch is built straight into the request, between the
                                   // writer's begin_partition() and end_partition().
                                   messages::ProduceRequestWriter w(
@@ -180,121 +439,12 @@ void Sender::build_produce_request(Batch* batches, Batch** done) {
   // than send a partial one.
   request_.release();
   std::lock_guard lk(producer_.mu);
-  in_flight_.drop_newest();
+  link.in_flight.drop_newest();
   for (Batch* b = batches; b;) {
     Batch* next = b->next;
     producer_.accumulator.finished(b);
     complete(b, Status(st.code(), "cannot build the produce request: " + std::string(st.message())),
              kNoOffset, done);
-    b = next;
-  }
-}
-
-void Sender::wait_and_read(Clock::time_point due, Batch** done) {
-  const ProducerOptions& o = producer_.options;
-  auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(due - Clock::now());
-  wait = std::clamp(wait, std::chrono::milliseconds(0), std::chrono::milliseconds(100));
-  bool readable = false;
-  if (channel_.is_open()) {
-    // Readable with nothing in flight means the broker closed an idle
-    // connection (EOF); reading it notices and closes our side.
-    readable = channel_.wait_readable(wait, producer_.wake_fd);
-  } else {
-    pollfd pfd{producer_.wake_fd, POLLIN, 0};
-    ::poll(&pfd, 1, static_cast<int>(wait.count()));
-  }
-  uint64_t drained;
-  [[maybe_unused]] ssize_t r = ::read(producer_.wake_fd, &drained, sizeof(drained));
-  if (!readable && Clock::now() >= in_flight_.next_timeout(o.request_timeout)) {
-    std::lock_guard lk(producer_.mu);
-    disconnect(Status(ErrorCode::kTimeout, channel_.address() + ": no response within " +
-                                               std::to_string(o.request_timeout.count()) + " ms"),
-               done);
-    return;
-  }
-  if (!readable) return;
-  Result<wire::Response> response = channel_.read_response();
-  std::lock_guard lk(producer_.mu);
-  if (!response.ok()) {
-    disconnect(response.status(), done);
-  } else {
-    handle_response(*response, done);
-  }
-}
-
-void Sender::disconnect(Status why, Batch** done) {
-  channel_.close();
-  reconnect_at_ = Clock::now() + producer_.options.retry_backoff;
-  while (!in_flight_.empty()) {
-    const InFlight f = in_flight_.pop_oldest();
-    if (f.kind == RequestKind::kMetadata) producer_.metadata.request_lost();
-    if (f.kind == RequestKind::kInitProducerId) producer_id_requested_ = false;
-    for (Batch* b = f.batches; b;) {
-      Batch* next = b->next;
-      producer_.accumulator.finished(b);
-      complete(b, why, kNoOffset, done);
-      b = next;
-    }
-  }
-  producer_.last_transport_error = std::move(why);
-}
-
-void Sender::handle_response(const wire::Response& response, Batch** done) {
-  InFlight f;
-  if (!in_flight_.take_answered(response.correlation_id, &f)) {
-    disconnect(Status(ErrorCode::kCorruptMessage,
-                      channel_.address() + ": response to an unknown request (correlation id " +
-                          std::to_string(response.correlation_id) + ")"),
-               done);
-    return;
-  }
-  Status request_error;
-  if (response.error != ErrorCode::kOk) {
-    request_error = frame::decode_error_body(response.error, response.body);
-  }
-  if (f.kind == RequestKind::kMetadata) {
-    producer_.metadata.apply(std::move(request_error), response.body);
-    producer_.cv.notify_all();
-    return;
-  }
-  if (f.kind == RequestKind::kInitProducerId) {
-    handle_producer_id(std::move(request_error), response.body);
-    return;
-  }
-  Batch* b = f.batches;
-  Status st = request_error;
-  if (st.ok()) {
-    Result<messages::ProduceResponse> decoded = messages::decode_produce_response(response.body);
-    st = decoded.status();
-    if (st.ok()) {
-      for (const messages::ProduceTopicResult& t : decoded->topics) {
-        for (const messages::ProducePartitionResult& r : t.results) {
-          if (!b) break;
-          if (t.name != b->topic->name || PartitionId(r.partition) != b->partition) continue;
-          Batch* next = b->next;
-          producer_.accumulator.finished(b);
-          if (r.error_code == ErrorCode::kOk) {
-            complete(b, Status::Ok(),
-                     producer_.options.acks == Acks::kNone ? kNoOffset : Offset(r.base_offset),
-                     done);
-          } else {
-            complete(b,
-                     Status(r.error_code, r.error_message.empty()
-                                              ? std::string(error_code_name(r.error_code))
-                                              : std::string(r.error_message)),
-                     kNoOffset, done);
-          }
-          b = next;
-        }
-      }
-    }
-    if (st.ok() && b)
-      st = Status(ErrorCode::kCorruptMessage, "produce response is missing results");
-  }
-  while (b) {  // what the response did not answer fails with its error
-    Batch* next = b->next;
-    producer_.accumulator.finished(b);
-    complete(b, st, kNoOffset, done);
     b = next;
   }
 }
@@ -358,14 +508,29 @@ void Sender::complete(Batch* b, const Status& st, Offset base_offset, Batch** do
   if (!st.ok()) producer_.accumulator.fence(*b->topic, b->partition, st, done);
 }
 
-Clock::time_point Sender::next_due(Clock::time_point now) const {
+Clock::time_point Sender::next_due(Clock::time_point now) {
   const Producer::Impl& p = producer_;
-  const Clock::time_point due = now + std::chrono::milliseconds(100);
-  if (!channel_.is_open()) return std::min(due, reconnect_at_);
-  const Clock::time_point limit = std::min(due, in_flight_.next_timeout(p.options.request_timeout));
-  if (in_flight_.full()) return p.accumulator.next_expiry(limit);
-  if (p.metadata.request_due()) return now;
-  return p.accumulator.next_due(limit, p.flushing > 0 || p.stop ? Linger::kSkip : Linger::kWait);
+  Clock::time_point due = now + std::chrono::milliseconds(100);
+  sendable_.clear();
+  for (const std::unique_ptr<Link>& l : links_) {
+    if (!l->channel.is_open()) {
+      if (has_work(*l)) due = std::min(due, l->reconnect_at);
+      continue;
+    }
+    due = std::min(due, l->in_flight.next_timeout(p.options.request_timeout));
+    if (!l->in_flight.full()) sendable_.push_back(l->broker);
+  }
+  const Link& control = *links_.front();
+  if (control.channel.is_open() && !control.in_flight.full()) {
+    if ((idempotent_ && producer_id_ < 0 && !producer_id_requested_) || p.metadata.request_due()) {
+      return now;
+    }
+    if (routes_wanted_ && !routes_asked_) due = std::min(due, std::max(now, routes_at_));
+  }
+  // Nothing is produced before the producer id is known.
+  if (idempotent_ && producer_id_ < 0) sendable_.clear();
+  return p.accumulator.next_due(due, p.flushing > 0 || p.stop ? Linger::kSkip : Linger::kWait,
+                                sendable_);
 }
 
 void Sender::run_callbacks(Batch* done) {

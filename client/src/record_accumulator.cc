@@ -56,6 +56,7 @@ TopicQueues* RecordAccumulator::find_topic(std::string_view name) {
 
 void RecordAccumulator::set_partition_count(TopicQueues& t, int32_t count) {
   t.partitions.resize(static_cast<std::size_t>(count));
+  t.routes_version = 0;  // the I/O thread routes the new queues
   t.sticky = PartitionId(static_cast<int32_t>(
       murmur2(std::as_bytes(std::span<const char>(t.name.data(), t.name.size()))) %
       static_cast<uint32_t>(count)));
@@ -144,14 +145,15 @@ RecordAccumulator::Appended RecordAccumulator::append(TopicQueues& t, PartitionI
   return out;
 }
 
-Batch* RecordAccumulator::drain_ready(Clock::time_point now, Linger linger, std::size_t max_bytes) {
+Batch* RecordAccumulator::drain_ready(Clock::time_point now, Linger linger, std::size_t max_bytes,
+                                      int32_t leader) {
   Batch* first = nullptr;
   Batch** link = &first;
   std::size_t bytes = 0;
   for (auto& [name, t] : topics_) {
     for (PartitionQueue& p : t->partitions) {
       Batch* b = p.head;
-      if (!b || p.in_flight || b->count == 0 || now < b->retry_at) continue;
+      if (!b || p.leader != leader || p.in_flight || b->count == 0 || now < b->retry_at) continue;
       if (!b->sealed && linger == Linger::kWait && now < b->created + config_.linger) continue;
       if (bytes > 0 && bytes + b->bytes > max_bytes) continue;
       bytes += b->bytes;
@@ -167,14 +169,18 @@ Batch* RecordAccumulator::drain_ready(Clock::time_point now, Linger linger, std:
   return first;
 }
 
-Clock::time_point RecordAccumulator::next_due(Clock::time_point limit, Linger linger) const {
+Clock::time_point RecordAccumulator::next_due(Clock::time_point limit, Linger linger,
+                                              std::span<const int32_t> sendable) const {
   Clock::time_point due = limit;
   for (const auto& [name, t] : topics_) {
     for (const PartitionQueue& p : t->partitions) {
       const Batch* b = p.head;
       if (!b) continue;
       due = std::min(due, b->deadline);
-      if (p.in_flight || b->count == 0) continue;
+      if (p.in_flight || b->count == 0 ||
+          std::find(sendable.begin(), sendable.end(), p.leader) == sendable.end()) {
+        continue;
+      }
       if (b->sealed || linger == Linger::kSkip) {
         due = std::min(due, b->retry_at);
       } else {
@@ -193,6 +199,24 @@ Clock::time_point RecordAccumulator::next_expiry(Clock::time_point limit) const 
     }
   }
   return due;
+}
+
+bool RecordAccumulator::waits_for_leader() const {
+  for (const auto& [name, t] : topics_) {
+    for (const PartitionQueue& p : t->partitions) {
+      if (p.head && p.leader == wire::kNoLeader) return true;
+    }
+  }
+  return false;
+}
+
+bool RecordAccumulator::has_batches_for(int32_t leader) const {
+  for (const auto& [name, t] : topics_) {
+    for (const PartitionQueue& p : t->partitions) {
+      if (p.head && p.leader == leader) return true;
+    }
+  }
+  return false;
 }
 
 bool RecordAccumulator::idle() const {

@@ -37,6 +37,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cluster_routes.h"
 #include "producer_batch.h"
 #include "spillway/common/status.h"
 #include "spillway/producer.h"
@@ -53,12 +54,17 @@ struct PartitionQueue {
   // partition's sequence numbers count under, and the next one to give.
   int64_t sequence_producer_id = -1;
   int32_t next_sequence = 0;
+  // The broker the I/O thread sends this partition's batches to (its
+  // leader, cluster_routes.h): wire::kBootstrapBroker until routes say
+  // otherwise, wire::kNoLeader while it has none.
+  int32_t leader = wire::kBootstrapBroker;
 };
 
 struct TopicQueues {
   std::string name;
   std::vector<PartitionQueue> partitions;  // by partition id; empty until set_partition_count()
   PartitionId sticky{0};                   // the partition of keyless records
+  uint64_t routes_version = 0;             // the routes its leaders came from (I/O thread)
 
   int32_t partition_count() const noexcept { return static_cast<int32_t>(partitions.size()); }
   bool has(PartitionId p) const noexcept { return p.value() >= 0 && p.value() < partition_count(); }
@@ -135,15 +141,28 @@ class RecordAccumulator {
 
   // --- Sending (the I/O thread).
 
-  // Takes the ready head batch of every partition with no batch in flight
-  // (ready: records, retry time reached, and sealed, lingered or kSkip),
-  // stopping once `max_bytes` would be passed (one batch may pass it), and
-  // marks them in flight. Returns them linked, grouped by topic; null if
-  // none.
-  Batch* drain_ready(Clock::time_point now, Linger linger, std::size_t max_bytes);
-  // The earliest of `limit` and the times a queued batch becomes ready or
-  // reaches its delivery deadline.
-  Clock::time_point next_due(Clock::time_point limit, Linger linger) const;
+  // Takes the ready head batch of every partition led by `leader` with no
+  // batch in flight (ready: records, retry time reached, and sealed,
+  // lingered or kSkip), stopping once `max_bytes` would be passed (one
+  // batch may pass it), and marks them in flight. Returns them linked,
+  // grouped by topic; null if none.
+  Batch* drain_ready(Clock::time_point now, Linger linger, std::size_t max_bytes,
+                     int32_t leader = wire::kBootstrapBroker);
+  // The earliest of `limit` and the times a queued batch becomes ready (of
+  // partitions whose leader is in `sendable`: the others cannot be sent
+  // now) or reaches its delivery deadline (any partition).
+  Clock::time_point next_due(Clock::time_point limit, Linger linger,
+                             std::span<const int32_t> sendable = kBootstrapOnly) const;
+  // True iff a partition with queued batches has no leader to send them to.
+  bool waits_for_leader() const;
+  // True iff a partition led by `leader` has queued batches.
+  bool has_batches_for(int32_t leader) const;
+  // Calls fn(TopicQueues&) for every topic (the I/O thread routes them).
+  template <typename Fn>
+  void for_each_topic(Fn&& fn) {
+    for (auto& [name, t] : topics_) fn(*t);
+  }
+  static constexpr int32_t kBootstrapOnly[] = {wire::kBootstrapBroker};
   // The earliest of `limit` and the queued batches' delivery deadlines.
   Clock::time_point next_expiry(Clock::time_point limit) const;
   // True iff no batch is queued or in flight.

@@ -71,6 +71,9 @@ struct ConnectionOptions {
 // a port from 1 to 65535. Neither resolves nor connects. Error:
 // kInvalidArgument saying what is wrong.
 Status check_broker_address(std::string_view address);
+// The same for a bootstrap list: one or more such addresses separated by
+// commas ("h1:9093,h2:9093"), as the Producer and Consumer take.
+Status check_bootstrap(std::string_view list);
 
 class Connection;
 namespace wire {

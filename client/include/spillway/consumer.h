@@ -3,13 +3,14 @@
 // assign() names the partitions; each starts at the offset committed for
 // the consumer's group (when it has one), else at the beginning or the end
 // of the log (ConsumerOptions::reset). poll() long-polls the broker with one
-// Fetch request for every assigned partition and returns the records it
-// got, in offset order per partition, decompressing zstd batches and
-// skipping records below the position inside the first batch. Every batch's
-// CRC-32C is checked before any of its records is handed out, so a byte
-// damaged on the broker's disk or on the way is an error, never a record.
-// Records already fetched are handed out by later polls without a request;
-// that path allocates nothing.
+// Fetch request for every assigned partition (in a cluster, one to each
+// partition's leader, learnt from the bootstrap broker and followed when
+// it moves) and returns the records it got, in offset order per partition,
+// decompressing zstd batches and skipping records below the position
+// inside the first batch. Every batch's CRC-32C is checked before any of
+// its records is handed out, so a byte damaged on the broker's disk or on
+// the way is an error, never a record. Records already fetched are handed
+// out by later polls without a request; that path allocates nothing.
 //
 // subscribe() instead makes the consumer a member of its consumer group
 // (ConsumerOptions::group_id): the group's members share the partitions of
@@ -57,6 +58,9 @@ enum class GroupAssignor : int8_t {
 };
 
 struct ConsumerOptions {
+  // "host:port" of a broker, or several separated by commas (the first
+  // that answers takes the control calls and, subscribed, coordinates the
+  // group). In a cluster each partition is fetched from its leader.
   std::string bootstrap = "127.0.0.1:9093";
   // Empty = no group: nothing is committed and every partition starts at
   // `reset`. Otherwise positions start at the group's committed offsets.

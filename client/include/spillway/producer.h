@@ -1,4 +1,6 @@
-// Producer: sends records to a Spillway broker, batched per partition.
+// Producer: sends records to a Spillway broker or cluster, batched per
+// partition (in a cluster, to each partition's leader: see
+// ProducerOptions::bootstrap).
 //
 // send() picks the partition on the client (Kafka's murmur2 of the key, the
 // same as Java and librdkafka; keyless records stick to one partition per
@@ -7,7 +9,7 @@
 // socket, turns ready batches (full, lingered, or flushed) into RecordBatch
 // v2 batches built by BatchBuilder in pooled WriteBuffers (optionally zstd),
 // frames them as Produce requests and writes them with the GatherWriter. It
-// keeps at most `max_in_flight` requests outstanding on the connection and
+// keeps at most `max_in_flight` requests outstanding per connection and
 // at most ONE batch per partition in flight, so a retried batch is never
 // overtaken: per-partition order is send order even across retries and
 // reconnects (a batch whose response was lost is sent again; with
@@ -74,12 +76,22 @@ enum class Acks : int8_t {
   kNone = 0,     // the broker answers once the request is validated; offset -1
   kLeader = 1,   // after the append
   kDurable = 2,  // after fdatasync covers the records
+  // In a cluster, after every in-sync replica has the records (Kafka's
+  // acks=all; refused with kNotEnoughReplicas while the ISR is below the
+  // topic's min_insync_replicas, and retried). A standalone broker treats
+  // it as kDurable.
+  kAll = -1,
 };
 
 enum class ProducerCompression : int8_t { kNone = 0, kZstd = 4 };
 
 struct ProducerOptions {
-  std::string bootstrap = "127.0.0.1:9093";  // "host:port" of the broker
+  // "host:port" of a broker, or several separated by commas. In a cluster
+  // the producer learns every broker and each partition's leader from the
+  // first that answers (DescribeCluster) and sends each partition's batches
+  // to its leader, following leadership as it moves; a standalone broker
+  // gets everything.
+  std::string bootstrap = "127.0.0.1:9093";
   Acks acks = Acks::kLeader;
   // How long a partition's batch waits for more records before it is sent.
   std::chrono::milliseconds linger{5};
@@ -91,11 +103,14 @@ struct ProducerOptions {
   std::size_t buffer_bytes = 32u << 20;
   ProducerCompression compression = ProducerCompression::kNone;
   int zstd_level = 3;
-  // Produce requests outstanding on the connection at once (>= 1).
+  // Produce requests outstanding on each connection at once (>= 1).
   int max_in_flight = 5;
   // Sends of a batch after the first, on retriable errors (connection
-  // lost, timeout, broker shutting down or overloaded).
-  int retries = 10;
+  // lost, timeout, broker shutting down or overloaded; in a cluster also
+  // a leader that moved and an ISR short of min_insync_replicas). As
+  // Kafka's: unbounded by default, so delivery_timeout is what gives up
+  // (a failover takes a few seconds).
+  int retries = INT32_MAX;
   std::chrono::milliseconds retry_backoff{100};
   // A record not acknowledged this long after send() fails with kTimeout.
   std::chrono::milliseconds delivery_timeout{30'000};
