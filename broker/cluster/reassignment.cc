@@ -58,9 +58,10 @@ Status apply_one(const ClusterSnapshot& s, const ReassignOrder& o, TopicAssignme
                  std::set<int32_t>* seen, bool* changed) {
   const std::string where = t->name + "/" + std::to_string(o.partition);
   if (o.partition < 0 || static_cast<size_t>(o.partition) >= t->replicas.size()) {
+    const size_t n = t->replicas.size();
     return Status(ErrorCode::kUnknownPartition, "no partition " + where + " (the topic has " +
-                                                    std::to_string(t->replicas.size()) +
-                                                    " partitions)");
+                                                    std::to_string(n) +
+                                                    (n == 1 ? " partition)" : " partitions)"));
   }
   if (!seen->insert(o.partition).second) {
     return Status(ErrorCode::kInvalidArgument, "partition " + where + " is named twice");

@@ -95,8 +95,11 @@ void Partition::become_leader(replication::LeaderRole role) {
   }
   if (role_.load(std::memory_order_relaxed) == replication::Role::kLeader &&
       epoch == leader_epoch()) {
-    // The same term: only the stored state or the registered brokers moved.
+    // The same term: only the stored state, the registered brokers or the
+    // replicas (a partition move) moved.
     min_insync_ = role.min_insync_replicas;
+    leader_.set_replicas(role.replicas);
+    gauge_replicas_.store(static_cast<int32_t>(role.replicas.size()), std::memory_order_relaxed);
     leader_.set_registered(std::move(role.registered));
     isr_changed(role.state);
     return;

@@ -38,19 +38,14 @@ Status write_slice(const void* slice, WriteBuffer& out) {
 uint64_t throttled_read_bytes(FetchCore::Part& part, uint64_t max) {
   const uint64_t granted = part.throttle->available();
   part.held = granted == 0;
+  if (part.held) part.throttle->count_held();
   return std::min(max, std::max<uint64_t>(granted, 1));
 }
 
-// What the response sent under a throttle is taken from it; a part it
-// held back with data waiting is counted.
+// What the response sent under a throttle is taken from it.
 void charge_throttles(const std::vector<FetchCore::Part>& parts) {
   for (const FetchCore::Part& part : parts) {
-    if (part.throttle == nullptr) continue;
-    if (part.include) {
-      part.throttle->charge(part.slice.length);
-    } else if (part.held && part.slice.length > 0) {
-      part.throttle->count_held();
-    }
+    if (part.throttle != nullptr && part.include) part.throttle->charge(part.slice.length);
   }
 }
 
@@ -261,6 +256,10 @@ void FetchCore::wait() {
   const uint64_t token = ++last_token_;
   armed_.store(token, std::memory_order_release);
   for (Part& p : parts_) {
+    // Held back by the reassignment throttle: its data is there already,
+    // so a waiter would wake at once; it waits for the timer (or another
+    // partition's data) instead, as Kafka's throttled follower does.
+    if (p.held) continue;
     FetchWaiter waiter;
     waiter.context = &exchange_->context();
     waiter.keep_alive = exchange_->keep_alive();

@@ -205,8 +205,8 @@ std::string Metrics::render(const TopicRegistry& topics, const NetworkGauges& ne
             "reassignment throttle.",
             t != nullptr ? t->throttled_bytes() : 0);
     counter(out, "spillway_replication_throttled_fetches_total",
-            "Partitions of replica fetches answered without records because the reassignment "
-            "throttle had nothing left.",
+            "Reads for replicas a move is adding that the reassignment throttle held back (the "
+            "replica's fetch waited).",
             t != nullptr ? t->held() : 0);
   }
   const ScrubBudget& scrub = ScrubBudget::global();

@@ -49,6 +49,19 @@ void LeaderState::begin(BrokerId self, LeaderEpoch epoch, Offset epoch_start,
   hw_ = hw;
 }
 
+void LeaderState::set_replicas(const std::vector<BrokerId>& replicas) {
+  std::vector<Follower> next;
+  for (BrokerId id : replicas) {
+    if (id == self_ ||
+        std::any_of(next.begin(), next.end(), [&](const Follower& f) { return f.id == id; })) {
+      continue;
+    }
+    const Follower* known = find(id);
+    next.push_back(known != nullptr ? *known : Follower{.id = id});
+  }
+  followers_ = std::move(next);
+}
+
 bool LeaderState::record_fetch(BrokerId replica, Offset fetch_offset, Offset leader_end,
                                int64_t now_ms) {
   Follower* f = find(replica);

@@ -60,6 +60,12 @@ class LeaderState {
   // it back, or the two undo each other's writes for as long as it lasts.
   void set_registered(std::vector<BrokerId> registered) { registered_ = std::move(registered); }
 
+  // The partition's replicas changed within the term (a partition move,
+  // docs/operations.md): a new replica is followed from its first fetch
+  // (its end unknown, not caught up), the ones that stay keep what is known
+  // of them, and a replica no longer listed is forgotten.
+  void set_replicas(const std::vector<BrokerId>& replicas);
+
   // The stored ISR (after this leader's write, or read from the cluster):
   // the in-flight change is over. Members newly added count as caught up
   // at `now_ms`.

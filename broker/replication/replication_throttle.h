@@ -46,8 +46,8 @@ class ReplicationThrottle {
   // go below zero (the first batch goes whole) and is counted in
   // throttled_bytes().
   void charge(uint64_t bytes);
-  // A throttled partition was answered without records (the bucket was
-  // empty).
+  // A throttled partition's read was held back (the bucket was empty):
+  // its fetch waits.
   void count_held() { held_.fetch_add(1, std::memory_order_relaxed); }
 
   // Moves in progress in the cluster, as the last snapshot showed (for

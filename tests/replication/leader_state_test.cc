@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace spillway::broker::replication {
 namespace {
 
@@ -167,6 +169,29 @@ TEST_F(LeaderStateTest, AnUnregisteredReplicaDoesNotJoinTheIsr) {
   std::optional<Isr> change = state.propose_isr_change(400);
   ASSERT_TRUE(change.has_value());
   EXPECT_EQ(*change, (Isr{1, 2, 3}));
+}
+
+// A partition move adds a replica within the term: the leader follows it
+// from its first fetch and proposes it for the ISR once it caught up; the
+// replicas that stay keep their state; one dropped is refused.
+TEST_F(LeaderStateTest, ReplicasAddedWithinTheTermAreFollowed) {
+  state.record_fetch(2, Offset(12), Offset(12), 1);
+  state.record_fetch(3, Offset(12), Offset(12), 1);
+  EXPECT_FALSE(state.record_fetch(4, Offset(0), Offset(12), 2));  // not a replica yet
+  state.set_replicas({1, 2, 3, 4});
+  EXPECT_EQ(state.follower_end(2), Offset(12));  // kept
+  EXPECT_EQ(state.follower_end(4), kNoOffset);   // unknown until it fetches
+  state.set_registered({1, 2, 3, 4});
+  EXPECT_TRUE(state.record_fetch(4, Offset(0), Offset(12), 3));
+  EXPECT_FALSE(state.propose_isr_change(3).has_value());  // behind
+  EXPECT_TRUE(state.record_fetch(4, Offset(12), Offset(12), 4));
+  auto proposal = state.propose_isr_change(4);
+  ASSERT_TRUE(proposal.has_value());
+  EXPECT_NE(std::find(proposal->begin(), proposal->end(), 4), proposal->end());
+  state.isr_stored({1, 2, 4}, 5);
+  state.set_replicas({1, 2, 4});
+  EXPECT_FALSE(state.record_fetch(3, Offset(12), Offset(12), 6));
+  EXPECT_EQ(state.follower_end(3), kNoOffset);
 }
 
 }  // namespace
