@@ -115,6 +115,7 @@ class InProcessBroker {
     // the broker.
     std::function<std::shared_ptr<void>(Dispatcher&, BrokerContext&)> add_handlers;
     cluster::ClusterMember* cluster = nullptr;
+    cluster::ClusterAdmin* cluster_admin = nullptr;  // the reassignment handlers'
     const security::Authorizer* authorizer = nullptr;  // null: everything allowed
     size_t cores = 2;
   };
@@ -130,6 +131,7 @@ class InProcessBroker {
     offsets_ = std::make_unique<OffsetStore>(*cores_, storage::posix_file_system(), data_dir_);
     context_ = std::make_unique<BrokerContext>(BrokerContext{*topics_, *offsets_, config_});
     context_->cluster = options.cluster;
+    context_->cluster_admin = options.cluster_admin;
     context_->authorizer = options.authorizer;
     context_->broker_id = options.broker_id;
     native_ = std::make_unique<NativeHandlers>(dispatcher_, *context_, "spillway-broker test");
