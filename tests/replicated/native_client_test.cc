@@ -76,7 +76,8 @@ TEST(NativeClientInCluster, ProducerAndConsumerFollowTheLeadersAcrossASigkill) {
 
   // Every partition takes records, whichever broker leads it.
   send_range(**producer, acks, 0, 3'000);
-  ASSERT_TRUE((*producer)->flush().ok());
+  Status flushed = (*producer)->flush();
+  ASSERT_TRUE(flushed.ok()) << flushed.to_string() << "\n" << cluster.report(kTopic);
   {
     std::lock_guard lock(acks.mu);
     ASSERT_EQ(acks.failed, 0) << acks.first_error << "\n" << cluster.report(kTopic);
@@ -94,7 +95,8 @@ TEST(NativeClientInCluster, ProducerAndConsumerFollowTheLeadersAcrossASigkill) {
   send_range(**producer, acks, 3'000, 4'500);
   cluster.stop_broker(victim, SIGKILL);
   send_range(**producer, acks, 4'500, 6'000);
-  ASSERT_TRUE((*producer)->flush().ok());
+  flushed = (*producer)->flush();
+  ASSERT_TRUE(flushed.ok()) << flushed.to_string() << "\n" << cluster.report(kTopic);
   {
     std::lock_guard lock(acks.mu);
     ASSERT_EQ(acks.failed, 0) << acks.first_error << "\n" << cluster.report(kTopic);
