@@ -67,9 +67,22 @@ Result<SequenceCheck> ProducerStateTable::check(const batch::BatchHeader& h) con
                       ")");
   }
   const Entry* entry = find(h.producer_id);
-  // Unknown producer: its state may have expired, so any sequence starts it
-  // (Kafka >= 2.5 no longer answers UNKNOWN_PRODUCER_ID here).
-  if (entry == nullptr) return SequenceCheck{};
+  if (entry == nullptr) {
+    // A producer this partition has no state for starts at sequence 0.
+    // Anything else means batches before it are not here: a leader elected
+    // without them while they were in flight to the old one. Taking it
+    // (as Kafka >= 2.5 does) lets librdkafka count the earlier records as
+    // acknowledged ("implicitly acked") although no log has them; the
+    // client must learn instead (librdkafka bumps its epoch, or fails when
+    // records are outstanding; the native producer takes a new producer id).
+    // An expired producer gets the same answer and starts afresh.
+    if (h.base_sequence != 0) {
+      return Status(ErrorCode::kUnknownProducerId,
+                    "producer " + std::to_string(h.producer_id) + " is unknown here; sequence " +
+                        std::to_string(h.base_sequence) + " does not start it (0 does)");
+    }
+    return SequenceCheck{};
+  }
   const std::string pid = std::to_string(h.producer_id);
   if (h.producer_epoch < entry->epoch) {
     return Status(ErrorCode::kInvalidProducerEpoch,

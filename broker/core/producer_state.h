@@ -65,10 +65,10 @@ class ProducerStateTable {
   // appended. Errors, all per partition: kInvalidProducerEpoch (epoch older
   // than the producer's), kOutOfOrderSequence (a gap, a new epoch not
   // starting at 0, or a retry older than the cached batches),
-  // kInvalidArgument (a producer id with a negative sequence or epoch). A
-  // producer id the table does not know is accepted at any sequence (Kafka
-  // >= 2.5, KIP-360: its state may have expired or been removed). A header
-  // without a producer id is always appended.
+  // kInvalidArgument (a producer id with a negative sequence or epoch),
+  // kUnknownProducerId (a producer id the table does not know, at a
+  // sequence other than 0: stricter than Kafka >= 2.5, which takes any;
+  // see the .cc). A header without a producer id is always appended.
   Result<SequenceCheck> check(const batch::BatchHeader& header) const;
 
   // Records a batch the log stored at [base, last] (after check(), or while

@@ -96,6 +96,8 @@ int16_t kafka_error(ErrorCode code) noexcept {
       return e::kInvalidReplicaAssignment;
     case ErrorCode::kNoReassignmentInProgress:
       return e::kNoReassignmentInProgress;
+    case ErrorCode::kUnknownProducerId:
+      return e::kUnknownProducerId;
     case ErrorCode::kCoordinationUnavailable:
     case ErrorCode::kCompacted:
       break;  // internal to the cluster layer: UNKNOWN_SERVER_ERROR if one ever escapes

@@ -488,6 +488,18 @@ void Sender::assign_sequences(Batch* batches) {
 void Sender::complete(Batch* b, const Status& st, Offset base_offset, Batch** done) {
   const ProducerOptions& o = producer_.options;
   const Clock::time_point now = Clock::now();
+  if (st.code() == ErrorCode::kUnknownProducerId && now < b->deadline) {
+    // The partition has no state for this producer (expired, or a leader
+    // that never got the earlier batches, which then all failed: one batch
+    // per partition is in flight). Nothing before `b` is outstanding, so
+    // it goes again under a new producer id, numbered from 0.
+    if (b->producer_id == producer_id_) producer_id_ = -1;
+    b->producer_id = -1;
+    b->base_sequence = -1;
+    b->retry_at = now + o.retry_backoff;
+    producer_.accumulator.requeue_front(b);
+    return;
+  }
   if (!st.ok() && retriable(st.code()) && b->attempts < o.retries && now < b->deadline &&
       !(producer_.stop && now >= producer_.stop_deadline)) {
     ++b->attempts;

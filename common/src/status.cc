@@ -106,6 +106,8 @@ const char* error_code_name(ErrorCode code) noexcept {
       return "invalid_replica_assignment";
     case ErrorCode::kNoReassignmentInProgress:
       return "no_reassignment_in_progress";
+    case ErrorCode::kUnknownProducerId:
+      return "unknown_producer_id";
   }
   return "unknown";
 }

@@ -113,12 +113,15 @@ TEST(ProducerStateTest, ANewerEpochMustStartAtSequenceZero) {
   EXPECT_EQ(t.check(header(1, 0, 0, 5)).status().code(), ErrorCode::kInvalidProducerEpoch);
 }
 
-TEST(ProducerStateTest, AnUnknownProducerStartsAtAnySequence) {
-  // Kafka >= 2.5 (KIP-360): the state may have expired, so it is accepted.
+TEST(ProducerStateTest, AnUnknownProducerMustStartAtSequenceZero) {
+  // Kafka >= 2.5 takes any sequence; here the batches before it may be
+  // missing (a leader elected without them), so the client must learn.
   ProducerStateTable t;
   int64_t next = 0;
-  ASSERT_TRUE(produce(t, header(9, 0, 42, 1), &next).ok());
-  EXPECT_TRUE(produce(t, header(9, 0, 43, 1), &next).ok());
+  EXPECT_EQ(produce(t, header(9, 0, 42, 1), &next).status().code(), ErrorCode::kUnknownProducerId);
+  EXPECT_EQ(t.find(9), nullptr);
+  ASSERT_TRUE(produce(t, header(9, 0, 0, 1), &next).ok());
+  EXPECT_TRUE(produce(t, header(9, 0, 1, 1), &next).ok());
 }
 
 TEST(ProducerStateTest, NegativeSequenceOrEpochWithAProducerIdIsRefused) {
@@ -133,6 +136,10 @@ TEST(ProducerStateTest, SequencesWrapAtInt32Max) {
   EXPECT_EQ(ProducerStateTable::last_sequence(INT32_MAX - 1, 4), 1);
   ProducerStateTable t;
   int64_t next = 0;
+  // Producers that have counted this far (seeded as a log replay does).
+  t.record(header(1, 0, INT32_MAX - 5, 3), Offset(0), Offset(2), 0);
+  t.record(header(2, 0, INT32_MAX - 4, 3), Offset(3), Offset(5), 0);
+  next = 6;
   ASSERT_TRUE(produce(t, header(1, 0, INT32_MAX - 2, 3), &next).ok());  // ends at INT32_MAX
   ASSERT_TRUE(produce(t, header(1, 0, 0, 2), &next).ok());
   ASSERT_TRUE(produce(t, header(1, 0, 2, 1), &next).ok());
@@ -155,8 +162,10 @@ TEST(ProducerStateTest, IdleProducersExpire) {
   EXPECT_EQ(t.expire(6'000, 5'000), 1u);
   EXPECT_EQ(t.find(1), nullptr);
   ASSERT_NE(t.find(2), nullptr);
-  // An expired producer is unknown again: any sequence starts it.
-  EXPECT_TRUE(t.check(header(1, 0, 1, 1)).ok());
+  // An expired producer is unknown again: sequence 0 starts it; another
+  // sequence is refused (the batches before it are not known here).
+  EXPECT_EQ(t.check(header(1, 0, 1, 1)).status().code(), ErrorCode::kUnknownProducerId);
+  EXPECT_TRUE(t.check(header(1, 0, 0, 1)).ok());
 }
 
 TEST(ProducerStateTest, SnapshotRoundTrips) {

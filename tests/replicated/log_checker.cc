@@ -3,6 +3,7 @@
 
 #include <librdkafka/rdkafka.h>
 
+#include <algorithm>
 #include <chrono>
 #include <set>
 #include <unordered_map>
@@ -97,10 +98,25 @@ CheckResult check_acked(const std::vector<AckedRecord>& acked, const TopicConten
   auto note = [&](const std::string& problem) {
     if (result.first_problem.empty()) result.first_problem = problem;
   };
+  // librdkafka acknowledges some records without an offset (-1001): a
+  // record "implicitly acked" because the partition took a later batch of
+  // the idempotent producer in sequence, so it must hold this one too, at an
+  // offset librdkafka does not know. Those are looked for by value.
+  std::unordered_map<std::string, std::pair<int32_t, const ReadRecord*>> by_value;
+  if (std::any_of(acked.begin(), acked.end(), [](const AckedRecord& a) { return a.offset < 0; })) {
+    for (const auto& [partition, records] : contents.partitions) {
+      for (const auto& [offset, r] : records)
+        by_value.emplace(r.value, std::make_pair(partition, &r));
+    }
+  }
   for (const AckedRecord& a : acked) {
     auto part = contents.partitions.find(a.partition);
     const ReadRecord* found = nullptr;
-    if (part != contents.partitions.end()) {
+    if (a.offset < 0) {
+      auto it = by_value.find(a.value);
+      // In the partition it was sent to.
+      if (it != by_value.end() && it->second.first == a.partition) found = it->second.second;
+    } else if (part != contents.partitions.end()) {
       auto it = part->second.find(a.offset);
       if (it != part->second.end()) found = &it->second;
     }

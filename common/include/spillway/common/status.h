@@ -73,6 +73,9 @@ enum class ErrorCode : int16_t {
   // Partition reassignment (docs/operations.md).
   kInvalidReplicaAssignment = 47,  // replicas that are not distinct live brokers of the cluster
   kNoReassignmentInProgress = 48,  // a cancel of a partition that is not being moved
+  // Idempotence: a producer id the partition has no state for, at a
+  // sequence other than 0 (its earlier batches are not in the log).
+  kUnknownProducerId = 49,
 };
 
 // Human-readable name of a code ("corrupt_message"); never null.
