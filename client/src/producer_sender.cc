@@ -259,7 +259,8 @@ void Sender::apply_routes(Batch** done) {
     }
   });
   // A partition with records and no leader: ask again until it has one.
-  if (!routes_wanted_ && !routes_asked_ && p.accumulator.waits_for_leader()) {
+  if (routes_.cluster() && !routes_wanted_ && !routes_asked_ &&
+      p.accumulator.has_batches_for(wire::kNoLeader)) {
     want_routes(Clock::now() + std::max(p.options.retry_backoff, std::chrono::milliseconds(100)));
   }
 }

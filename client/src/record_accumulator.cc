@@ -201,15 +201,6 @@ Clock::time_point RecordAccumulator::next_expiry(Clock::time_point limit) const 
   return due;
 }
 
-bool RecordAccumulator::waits_for_leader() const {
-  for (const auto& [name, t] : topics_) {
-    for (const PartitionQueue& p : t->partitions) {
-      if (p.head && p.leader == wire::kNoLeader) return true;
-    }
-  }
-  return false;
-}
-
 bool RecordAccumulator::has_batches_for(int32_t leader) const {
   for (const auto& [name, t] : topics_) {
     for (const PartitionQueue& p : t->partitions) {

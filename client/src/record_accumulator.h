@@ -153,9 +153,8 @@ class RecordAccumulator {
   // now) or reaches its delivery deadline (any partition).
   Clock::time_point next_due(Clock::time_point limit, Linger linger,
                              std::span<const int32_t> sendable = kBootstrapOnly) const;
-  // True iff a partition with queued batches has no leader to send them to.
-  bool waits_for_leader() const;
-  // True iff a partition led by `leader` has queued batches.
+  // True iff a partition led by `leader` (wire::kNoLeader: with no leader
+  // to send to) has queued batches.
   bool has_batches_for(int32_t leader) const;
   // Calls fn(TopicQueues&) for every topic (the I/O thread routes them).
   template <typename Fn>
