@@ -4,14 +4,15 @@
 #include <CLI/CLI.hpp>
 
 #include "commands.h"
-#include "spillway/common/log.h"
+#include "spillway/log.h"
 
 int main(int argc, char** argv) {
-  // Library chatter (e.g. the gather-write backend) is for daemons; the
-  // tool's own output is its messages and errors. Logs go to stderr (the
-  // default logger would print to stdout, into `consume` output).
-  spillway::log::setup("warn");
+  // The client library's notices (e.g. its I/O backend) are for daemons; the
+  // tool's own output is its messages and errors. -v shows them on stderr.
+  spillway::set_log_level(spillway::LogLevel::kError);
   CLI::App app("Spillway command-line tool", "spillway");
+  app.add_flag_callback("-v,--verbose", [] { spillway::set_log_level(spillway::LogLevel::kInfo); },
+                        "show the client library's notices and warnings on stderr");
   app.set_version_flag("--version", "spillway " SPILLWAY_VERSION);
   app.require_subcommand(1);
   int exit_code = 0;

@@ -2,7 +2,6 @@
 #include "spillway/common/gather_writer.h"
 
 #include <poll.h>
-#include <spdlog/spdlog.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -11,6 +10,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+
+#include "spillway/common/log_sink.h"
 
 namespace spillway {
 namespace {
@@ -64,15 +65,20 @@ bool io_uring_disabled_by(const char* value) noexcept {
 
 GatherBackend active_gather_backend() noexcept {
   static const GatherBackend chosen = [] {
+    // Info, not a warning: writev is the supported path wherever io_uring is
+    // refused (Docker's default seccomp profile), and an application cannot
+    // act on it. The application's log handler decides whether it is shown.
     if (io_uring_disabled_by(std::getenv("SPILLWAY_DISABLE_IO_URING"))) {
-      spdlog::info("gather writes: writev (io_uring disabled by SPILLWAY_DISABLE_IO_URING)");
+      log::write(LogLevel::kInfo,
+                 "gather writes: writev (io_uring disabled by SPILLWAY_DISABLE_IO_URING)");
       return GatherBackend::kWritev;
     }
     if (!io_uring_supported()) {
-      spdlog::warn("gather writes: writev (io_uring unavailable here, e.g. seccomp or kernel)");
+      log::write(LogLevel::kInfo,
+                 "gather writes: writev (io_uring unavailable here, e.g. seccomp or kernel)");
       return GatherBackend::kWritev;
     }
-    spdlog::info("gather writes: io_uring");
+    log::write(LogLevel::kInfo, "gather writes: io_uring");
     return GatherBackend::kIoUring;
   }();
   return chosen;
@@ -82,7 +88,11 @@ GatherWriter::GatherWriter(GatherBackend backend) noexcept : backend_(backend) {
   if (backend_ == GatherBackend::kIoUring) {
     const int rc = io_uring_queue_init(kRingEntries, &ring_, 0);
     if (rc < 0) {
-      spdlog::warn("gather writer: io_uring setup failed ({}), using writev", std::strerror(-rc));
+      // The probe succeeded, so this is unexpected (a ring limit, memory).
+      if (log::enabled(LogLevel::kWarn)) {
+        log::write(LogLevel::kWarn, std::string("gather writer: io_uring setup failed (") +
+                                        std::strerror(-rc) + "), using writev");
+      }
       backend_ = GatherBackend::kWritev;
     } else {
       ring_ready_ = true;

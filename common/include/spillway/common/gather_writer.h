@@ -3,9 +3,10 @@
 //
 // With io_uring (liburing) the iovec array goes out as one WRITEV or SENDMSG
 // SQE; without it, as writev(2)/sendmsg(2). The backend is chosen once per
-// process (active_gather_backend()) and logged once: io_uring unless the
-// kernel or a seccomp profile (Docker's default) refuses it, or the
-// environment sets SPILLWAY_DISABLE_IO_URING=1.
+// process (active_gather_backend()) and reported once, at info level,
+// through the library log sink (log_sink.h): io_uring unless the kernel or a
+// seccomp profile (Docker's default) refuses it, or the environment sets
+// SPILLWAY_DISABLE_IO_URING=1.
 //
 // Short writes are re-queued with the iovec advanced; -EAGAIN waits for the
 // descriptor to become writable; -EINTR retries. Other errors come back as a
@@ -52,7 +53,7 @@ class GatherWriter {
   };
 
   // Uses `backend`; if that is kIoUring and this writer's ring cannot be set
-  // up, falls back to kWritev (and logs it).
+  // up, falls back to kWritev (and logs a warning).
   explicit GatherWriter(GatherBackend backend = active_gather_backend()) noexcept;
   ~GatherWriter();
   GatherWriter(const GatherWriter&) = delete;

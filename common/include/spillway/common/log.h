@@ -1,5 +1,8 @@
-// The one logger setup. Everything logs through spdlog's default logger
-// (spdlog::info(...) and friends); this file only configures it once at start.
+// The daemons' logger setup (spillway-broker and its tools). Their code logs
+// through spdlog's default logger (spdlog::info(...) and friends); this file
+// configures it once at start and routes the libraries' log sink
+// (log_sink.h) into it. Library code never calls these: a program that links
+// only the client library keeps spdlog untouched.
 #pragma once
 
 #include <chrono>
@@ -15,7 +18,8 @@ namespace spillway::log {
 Status validate_level(std::string_view level);
 
 // Configures the default logger: stderr, "[time] [level] [thread] message",
-// the given level. Safe to call again to change the level.
+// the given level; and sends the library sink's lines (log_sink.h) to it at
+// the same level. Safe to call again to change the level.
 // Precondition: validate_level(level).ok().
 void setup(std::string_view level);
 
