@@ -44,7 +44,13 @@ TEST(ConfigKeys, ShippedConfigFileSetsEveryKeyToItsDefault) {
   BrokerConfig config;
   config.threads = 77;  // overwritten by the file if it sets the key
   ASSERT_TRUE(apply_config_file(SPILLWAY_SOURCE_DIR "/config/broker.toml", config).ok());
+  // The one exception: /metrics is off unless configured (brokers started
+  // without a file must not contend for one port), and the shipped file
+  // turns it on, on loopback (docs/operations.md).
+  EXPECT_EQ(config.metrics_listen, "127.0.0.1:9644");
+  config.metrics_listen.clear();
   const BrokerConfig defaults;
+  EXPECT_EQ(defaults.metrics_listen, "");
   for (const ConfigKey& key : config_keys()) {
     EXPECT_EQ(format_value(key, config), format_value(key, defaults)) << key.name;
   }

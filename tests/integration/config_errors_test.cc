@@ -118,15 +118,17 @@ TEST(ConfigErrors, UsageErrorsExitTwoAndHelpExitsZero) {
 }
 
 TEST(ConfigErrors, ShippedConfigStartsTheBroker) {
-  // config/broker.toml as shipped, with the port and data dir redirected.
+  // config/broker.toml as shipped, with the ports and data dir redirected
+  // (the file serves /metrics on 127.0.0.1:9644; a free port here).
   TempDir dir;
   auto broker = BrokerProcess::start(
       {.args = {"--config", SPILLWAY_SOURCE_DIR "/config/broker.toml", "--listen", "127.0.0.1:0",
-                "--data-dir", (dir.path() / "data").string()},
+                "--data-dir", (dir.path() / "data").string(), "--metrics-listen", "127.0.0.1:0"},
        .default_listen = false,
        .default_data_dir = false});
   ASSERT_TRUE(broker.ok()) << broker.status().to_string();
   EXPECT_NE((*broker)->log().find("config/broker.toml"), std::string::npos);
+  EXPECT_NE((*broker)->log().find("metrics on 127.0.0.1:"), std::string::npos);
   Result<ProcessExit> exit = (*broker)->stop(SIGTERM);
   ASSERT_TRUE(exit.ok());
   EXPECT_EQ(exit->exit_code, 0) << exit->output;
