@@ -15,8 +15,10 @@
 #include <string>
 #include <string_view>
 
+#include "app_tree/generate_command.h"
 #include "broker_runtime.h"
 #include "config/command_line.h"
+#include "config/man_page_text.h"
 #include "repair/repair_command.h"
 #include "spillway/common/log.h"
 
@@ -37,6 +39,11 @@ int main(int argc, char** argv) {
       "  spillway-broker repair --data-dir DIR --topic TOPIC --partition N   (see repair --help)");
   app.set_version_flag("--version", kBrokerVersion);
   ConfigCommandLine command_line(app);
+  // `spillway-broker __generate man` etc.: run by the build (broker/CMakeLists.txt).
+  if (std::optional<int> generated =
+          cli::run_generate_command(app, broker_man_page_text(), argc, argv)) {
+    return *generated;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
