@@ -62,7 +62,8 @@ struct MetadataState final : ExchangeState {
                                        .log_start_offset = p->log_start_offset().value(),
                                        .high_watermark = p->high_watermark().value(),
                                        .error_code = ErrorCode::kOk,
-                                       .error_message = ""};
+                                       .error_message = "",
+                                       .size_bytes = static_cast<int64_t>(p->size_bytes())};
       if (p->corrupt()) {
         part.error_code = ErrorCode::kCorruptMessage;
         part.error_message = texts.emplace_back(p->corruption_message());
@@ -139,7 +140,8 @@ void MetadataHandler::handle(Exchange& exchange) {
       }
     }
   }
-  exchange.finish(messages::encode_metadata_response(st.response(), exchange.out()));
+  exchange.finish(messages::encode_metadata_response(st.response(), exchange.out(),
+                                                     exchange.header().api_version));
 }
 
 void CreateTopicsHandler::handle(Exchange& exchange) {

@@ -52,7 +52,7 @@ NativeHandlers::NativeHandlers(Dispatcher& dispatcher, BrokerContext& context,
   dispatcher.add(ApiKey::kApiVersions, kApiVersionsVersion, kApiVersionsVersion, &api_versions_);
   dispatcher.add(ApiKey::kProduce, kProduceVersion, kProduceVersion, &produce_);
   dispatcher.add(ApiKey::kFetch, kFetchVersion, kFetchVersion, &fetch_);
-  dispatcher.add(ApiKey::kMetadata, kMetadataVersion, kMetadataVersion, &metadata_);
+  dispatcher.add(ApiKey::kMetadata, kMetadataVersion, kMetadataMaxVersion, &metadata_);
   dispatcher.add(ApiKey::kCreateTopics, kCreateTopicsVersion, kCreateTopicsMaxVersion,
                  &create_topics_);
   dispatcher.add(ApiKey::kDeleteTopics, kDeleteTopicsVersion, kDeleteTopicsVersion,

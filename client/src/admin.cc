@@ -4,6 +4,7 @@
 
 #include "channel.h"
 #include "metadata.h"
+#include "spillway/common/messages/metadata.h"
 #include "spillway/common/messages/topics.h"
 
 namespace spillway {
@@ -64,7 +65,7 @@ Status Admin::delete_topic(std::string_view name) {
 
 Result<std::vector<TopicDescription>> Admin::list_topics() {
   Result<std::vector<wire::TopicMetadata>> m =
-      wire::request_all_metadata(wire::channel_of(connection_));
+      wire::request_all_metadata(wire::channel_of(connection_), messages::kMetadataMaxVersion);
   if (!m.ok()) return m.status();
   std::vector<TopicDescription> topics;
   topics.reserve(m->size());
@@ -75,7 +76,7 @@ Result<std::vector<TopicDescription>> Admin::list_topics() {
 }
 
 Result<TopicDescription> Admin::describe_topic(std::string_view name) {
-  return wire::describe_topic(wire::channel_of(connection_), name);
+  return wire::describe_topic(wire::channel_of(connection_), name, messages::kMetadataMaxVersion);
 }
 
 }  // namespace spillway

@@ -14,12 +14,18 @@ Status encode_request(WriteBuffer& out, const messages::MetadataRequest& request
 }
 
 Result<std::vector<TopicMetadata>> round_trip(Channel& channel,
-                                              const messages::MetadataRequest& request) {
+                                              const messages::MetadataRequest& request,
+                                              int16_t version) {
   Result<std::vector<std::byte>> response =
-      channel.call(frame::ApiKey::kMetadata, messages::kMetadataVersion,
+      channel.call(frame::ApiKey::kMetadata, version,
                    [&](WriteBuffer& out) { return encode_request(out, request); });
+  // A broker from before version 1 answers the same request at version 0.
+  if (!response.ok() && response.status().code() == ErrorCode::kUnsupportedVersion &&
+      version != messages::kMetadataVersion) {
+    return round_trip(channel, request, messages::kMetadataVersion);
+  }
   if (!response.ok()) return response.status();
-  return decode_metadata(*response);
+  return decode_metadata(*response, version);
 }
 
 }  // namespace
@@ -32,8 +38,9 @@ Status write_all_topics_metadata_request(WriteBuffer& out) noexcept {
   return encode_request(out, {.all_topics = true, .topics = {}});
 }
 
-Result<std::vector<TopicMetadata>> decode_metadata(std::span<const std::byte> body) {
-  Result<messages::MetadataResponse> decoded = messages::decode_metadata_response(body);
+Result<std::vector<TopicMetadata>> decode_metadata(std::span<const std::byte> body,
+                                                   int16_t version) {
+  Result<messages::MetadataResponse> decoded = messages::decode_metadata_response(body, version);
   if (!decoded.ok()) return decoded.status();
   std::vector<TopicMetadata> topics;
   topics.reserve(static_cast<std::size_t>(decoded->topics.size()));
@@ -51,7 +58,8 @@ Result<std::vector<TopicMetadata>> decode_metadata(std::span<const std::byte> bo
                                     .log_start_offset = p.log_start_offset,
                                     .high_watermark = p.high_watermark,
                                     .error = p.error_code,
-                                    .error_message = std::string(p.error_message)});
+                                    .error_message = std::string(p.error_message),
+                                    .size_bytes = p.size_bytes});
     }
     topics.push_back(std::move(m));
   }
@@ -71,17 +79,18 @@ Result<TopicDescription> take_topic(std::vector<TopicMetadata>& answer, std::str
 }
 
 Result<std::vector<TopicMetadata>> request_metadata(Channel& channel,
-                                                    std::span<const std::string_view> topics) {
-  return round_trip(channel, {.all_topics = false, .topics = topics});
+                                                    std::span<const std::string_view> topics,
+                                                    int16_t version) {
+  return round_trip(channel, {.all_topics = false, .topics = topics}, version);
 }
 
-Result<std::vector<TopicMetadata>> request_all_metadata(Channel& channel) {
-  return round_trip(channel, {.all_topics = true, .topics = {}});
+Result<std::vector<TopicMetadata>> request_all_metadata(Channel& channel, int16_t version) {
+  return round_trip(channel, {.all_topics = true, .topics = {}}, version);
 }
 
-Result<TopicDescription> describe_topic(Channel& channel, std::string_view topic) {
+Result<TopicDescription> describe_topic(Channel& channel, std::string_view topic, int16_t version) {
   const std::string_view names[] = {topic};
-  Result<std::vector<TopicMetadata>> answer = request_metadata(channel, names);
+  Result<std::vector<TopicMetadata>> answer = request_metadata(channel, names, version);
   if (!answer.ok()) return answer.status();
   return take_topic(*answer, topic);
 }

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "spillway/common/messages/metadata.h"
 #include "spillway/common/status.h"
 #include "spillway/common/write_buffer.h"
 #include "spillway/topic_description.h"
@@ -29,9 +30,10 @@ Status write_metadata_request(WriteBuffer& out, std::span<const std::string_view
 // The same for every topic the broker has.
 Status write_all_topics_metadata_request(WriteBuffer& out) noexcept;
 
-// Decodes a Metadata response body into owning copies. kCorruptMessage if
-// the body is malformed.
-Result<std::vector<TopicMetadata>> decode_metadata(std::span<const std::byte> body);
+// Decodes a Metadata response body (to a request of `version`) into owning
+// copies. kCorruptMessage if the body is malformed.
+Result<std::vector<TopicMetadata>> decode_metadata(std::span<const std::byte> body,
+                                                   int16_t version = messages::kMetadataVersion);
 
 // Takes `topic` out of a decoded answer: its description, or the status its
 // error becomes (kUnknownTopic when the answer does not list it). The
@@ -40,12 +42,17 @@ Result<std::vector<TopicMetadata>> decode_metadata(std::span<const std::byte> bo
 Result<TopicDescription> take_topic(std::vector<TopicMetadata>& answer, std::string_view topic);
 
 // One Metadata round trip on `channel` (a control call) for `topics`, or for
-// every topic.
+// every topic. `version` 1 asks for partition sizes too; a broker that does
+// not serve it (unsupported_version) is asked again at version 0, and the
+// sizes stay -1.
 Result<std::vector<TopicMetadata>> request_metadata(Channel& channel,
-                                                    std::span<const std::string_view> topics);
-Result<std::vector<TopicMetadata>> request_all_metadata(Channel& channel);
+                                                    std::span<const std::string_view> topics,
+                                                    int16_t version = messages::kMetadataVersion);
+Result<std::vector<TopicMetadata>> request_all_metadata(
+    Channel& channel, int16_t version = messages::kMetadataVersion);
 
 // One topic's description, or its error (see take_topic).
-Result<TopicDescription> describe_topic(Channel& channel, std::string_view topic);
+Result<TopicDescription> describe_topic(Channel& channel, std::string_view topic,
+                                        int16_t version = messages::kMetadataVersion);
 
 }  // namespace spillway::wire

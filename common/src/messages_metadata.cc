@@ -16,11 +16,13 @@ Status encode_metadata_request(const MetadataRequest& request, WriteBuffer& out)
   return wire::encode(body, kNative, out);
 }
 
-Result<MetadataResponse> decode_metadata_response(std::span<const std::byte> body) {
-  return wire::decode<MetadataResponse>(body, kNative, "Metadata response");
+Result<MetadataResponse> decode_metadata_response(std::span<const std::byte> body,
+                                                  int16_t version) {
+  return wire::decode<MetadataResponse>(body, wire::Context{version, false}, "Metadata response");
 }
-Status encode_metadata_response(const MetadataResponse& response, WriteBuffer& out) noexcept {
-  return wire::encode(response, kNative, out);
+Status encode_metadata_response(const MetadataResponse& response, WriteBuffer& out,
+                                int16_t version) noexcept {
+  return wire::encode(response, wire::Context{version, false}, out);
 }
 
 }  // namespace spillway::messages

@@ -105,7 +105,7 @@ void FakeBroker::serve(int fd) {
     if (!read_exactly(fd, body.data(), body.size())) break;
     response.clear();
     ErrorCode error = ErrorCode::kOk;
-    if (!handle(header.api_key, header.correlation_id, body, response, &error)) break;
+    if (!handle(header.api_key, header.api_version, body, response, &error)) break;
     std::array<std::byte, frame::kResponseHeaderBytes> rh;
     frame::encode_response_header({.correlation_id = header.correlation_id,
                                    .error_code = error,
@@ -169,7 +169,7 @@ std::vector<std::pair<std::string, std::string>> FakeBroker::records(const std::
   return out;
 }
 
-bool FakeBroker::handle(int16_t api_key, int32_t, std::span<const std::byte> body,
+bool FakeBroker::handle(int16_t api_key, int16_t api_version, std::span<const std::byte> body,
                         std::vector<std::byte>& response, ErrorCode* error) {
   std::byte scratch[256];
   WriteBuffer out(scratch);
@@ -206,7 +206,8 @@ bool FakeBroker::handle(int16_t api_key, int32_t, std::span<const std::byte> bod
       }
       messages::MetadataResponse resp;
       resp.topics = topics;
-      if (!messages::encode_metadata_response(resp, out).ok()) return false;
+      // As a broker does: the answer at the request's version (v1 adds sizes).
+      if (!messages::encode_metadata_response(resp, out, api_version).ok()) return false;
       break;
     }
     case frame::ApiKey::kCreateTopics: {

@@ -57,8 +57,9 @@ class FakeBroker {
   };
   void accept_loop();
   void serve(int fd);
-  // Handles one request; returns false to close the connection.
-  bool handle(int16_t api_key, int32_t correlation_id, std::span<const std::byte> body,
+  // Handles one request of `api_version`; returns false to close the
+  // connection.
+  bool handle(int16_t api_key, int16_t api_version, std::span<const std::byte> body,
               std::vector<std::byte>& response, ErrorCode* error);
 
   int listen_fd_ = -1;

@@ -257,6 +257,28 @@ TEST(MetadataCodec, ResponseRoundTrip) {
   EXPECT_EQ(t[1].partitions.size(), 0);
 }
 
+// Version 1 adds each partition's size on disk; version 0 leaves it out on
+// the wire and -1 when decoded.
+TEST(MetadataCodec, Version1CarriesPartitionSizes) {
+  const std::array<MetadataPartition, 1> parts = {MetadataPartition{
+      .partition = 0, .log_start_offset = 0, .high_watermark = 10, .size_bytes = 4'096}};
+  const std::array<MetadataTopic, 1> topics = {
+      MetadataTopic{"t", ErrorCode::kOk, "", "interval", -1, -1, parts}};
+  const MetadataResponse resp{topics};
+  const auto v1 = encode([&](WriteBuffer& b) { return encode_metadata_response(resp, b, 1); });
+  const auto v0 = encode([&](WriteBuffer& b) { return encode_metadata_response(resp, b, 0); });
+  EXPECT_EQ(v1.size(), v0.size() + 8);
+  auto got = decode_metadata_response(v1, 1);
+  ASSERT_TRUE(got.ok()) << got.status().to_string();
+  EXPECT_EQ(collect(collect(got->topics)[0].partitions)[0].size_bytes, 4'096);
+  got = decode_metadata_response(v0, 0);
+  ASSERT_TRUE(got.ok()) << got.status().to_string();
+  EXPECT_EQ(collect(collect(got->topics)[0].partitions)[0].size_bytes, -1);
+  EXPECT_EQ(collect(collect(got->topics)[0].partitions)[0].high_watermark, 10);
+  // A v0 body read as v1 is short by the sizes: malformed, not misread.
+  EXPECT_FALSE(decode_metadata_response(v0, 1).ok());
+}
+
 TEST(TopicsCodec, CreateAndDeleteRoundTrip) {
   CreateTopicsRequest req{"orders", 8, "interval", -1, kUseBrokerDefault, 1 << 20};
   const auto body = encode([&](WriteBuffer& b) { return encode_create_topics_request(req, b); });

@@ -18,6 +18,9 @@ struct PartitionDescription {
   // is damaged on disk and waits for `spillway-broker repair`.
   ErrorCode error = ErrorCode::kOk;
   std::string error_message;  // names the damaged offsets; "" when error is kOk
+  // Bytes of its log on the broker's disk (Admin's answers); -1 when not
+  // known (the Consumer's, or a broker from before Metadata version 1).
+  int64_t size_bytes = -1;
 };
 
 struct TopicDescription {

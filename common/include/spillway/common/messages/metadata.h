@@ -1,6 +1,7 @@
-// Body codec of Metadata (api key 3, version 0): topics with their settings
-// and each partition's log start offset, high watermark and state. Layout
-// in docs/protocol.md ("Metadata").
+// Body codec of Metadata (api key 3, versions 0-1): topics with their
+// settings and each partition's log start offset, high watermark and state;
+// version 1 adds each partition's size on disk. Layout in docs/protocol.md
+// ("Metadata").
 #pragma once
 
 #include <cstdint>
@@ -12,6 +13,7 @@
 namespace spillway::messages {
 
 inline constexpr int16_t kMetadataVersion = 0;
+inline constexpr int16_t kMetadataMaxVersion = 1;  // adds MetadataPartition::size_bytes
 
 // The request as callers use it; on the wire "all topics" is a null topic
 // array (MetadataRequestBody).
@@ -40,6 +42,9 @@ struct MetadataPartition {
   // disk, see error_message); kOk when it can.
   ErrorCode error_code = ErrorCode::kOk;
   ErrorText error_message;
+  // v1: bytes of the partition's log (its segment files) on the answering
+  // broker's disk; -1 in a v0 answer, which does not carry it.
+  int64_t size_bytes = -1;
 
   static constexpr auto fields() {
     return std::tuple{
@@ -48,6 +53,7 @@ struct MetadataPartition {
         Field<&MetadataPartition::high_watermark>{"high_watermark"},
         Field<&MetadataPartition::error_code>{"error_code"},
         Field<&MetadataPartition::error_message>{"error_message"},
+        Field<&MetadataPartition::size_bytes>{"size_bytes", wire::since(1)},
     };
   }
 };
@@ -80,7 +86,10 @@ struct MetadataResponse {
   static constexpr auto fields() { return std::tuple{Field<&MetadataResponse::topics>{"topics"}}; }
 };
 
-Result<MetadataResponse> decode_metadata_response(std::span<const std::byte> body);
-Status encode_metadata_response(const MetadataResponse& response, WriteBuffer& out) noexcept;
+// `version`: the request's (0 or 1); the request body is the same in both.
+Result<MetadataResponse> decode_metadata_response(std::span<const std::byte> body,
+                                                  int16_t version = kMetadataVersion);
+Status encode_metadata_response(const MetadataResponse& response, WriteBuffer& out,
+                                int16_t version = kMetadataVersion) noexcept;
 
 }  // namespace spillway::messages
