@@ -1,5 +1,7 @@
 // `spillway consume TOPIC`: prints one value per line (optionally
-// KEY<sep>VALUE) from the topic's partitions through spillway::Consumer.
+// KEY<sep>VALUE), one JSON object per record (--output json, record_json.h)
+// or each record through a kcat-style format (--format, record_format.h),
+// from the topic's partitions through spillway::Consumer.
 // Starts at the group's committed offset (else the beginning), or where
 // --from-beginning / --offset say; with --group it commits as it goes and
 // at exit. Ctrl-C ends it cleanly (after a final commit).
@@ -19,10 +21,13 @@
 #include <chrono>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "commands.h"
+#include "record_format.h"
+#include "record_json.h"
 #include "spillway/consumer.h"
 
 namespace spillway::cli {
@@ -43,6 +48,50 @@ struct ConsumeCommandOptions {
   int timeout_ms = -1;
   int session_timeout_ms = 0;  // 0: the library's default
   std::string assignor = "cooperative-sticky";
+  std::string output = "text";  // text or json
+  std::string format;           // a RecordFormat; "" = --output decides
+};
+
+// How each record is printed.
+class RecordPrinter {
+ public:
+  explicit RecordPrinter(const ConsumeCommandOptions& o) : options_(o) {
+    // Checked when the command line was parsed.
+    if (!o.format.empty()) format_.emplace(std::move(RecordFormat::parse(o.format)).value());
+  }
+
+  // Writes `record` to stdout. Error when its headers are malformed.
+  Status print(const ConsumerRecord& record) {
+    line_.clear();
+    Status st;
+    if (format_) {
+      st = format_->append(record, &line_);
+    } else if (options_.output == "json") {
+      st = append_record_json(record, &line_);
+    } else {
+      if (options_.print_key) {
+        line_ += record.key_string();
+        line_ += options_.key_separator;
+      }
+      line_ += record.value_string();
+      line_ += '\n';
+    }
+    if (!st.ok()) {
+      return Status(st.code(), where(record) + ": " + std::string(st.message()));
+    }
+    std::fwrite(line_.data(), 1, line_.size(), stdout);
+    return Status::Ok();
+  }
+
+ private:
+  static std::string where(const ConsumerRecord& record) {
+    return std::string(record.topic) + "/" + std::to_string(record.partition) + " offset " +
+           std::to_string(record.offset);
+  }
+
+  const ConsumeCommandOptions& options_;
+  std::optional<RecordFormat> format_;
+  std::string line_;  // reused: one allocation for the longest record, not one per record
 };
 
 std::atomic<bool> g_interrupted{false};
@@ -157,6 +206,7 @@ int run_consume(const ConsumeCommandOptions& o) {
     }
     return committed;
   };
+  RecordPrinter printer(o);
   int64_t printed = 0;
   auto last_data = std::chrono::steady_clock::now();
   int rc = 0;
@@ -192,12 +242,8 @@ int run_consume(const ConsumeCommandOptions& o) {
     }
     for (const ConsumerRecord& r : *records) {
       if (o.count >= 0 && printed >= o.count) break;
-      if (o.print_key) {
-        std::fwrite(r.key.data(), 1, r.key.size(), stdout);
-        std::fwrite(o.key_separator.data(), 1, o.key_separator.size(), stdout);
-      }
-      std::fwrite(r.value.data(), 1, r.value.size(), stdout);
-      std::fputc('\n', stdout);
+      st = printer.print(r);
+      if (!st.ok()) break;
       ++printed;
       TopicPartitionOffset* at = nullptr;
       for (TopicPartitionOffset& s : shown) {
@@ -209,6 +255,10 @@ int run_consume(const ConsumeCommandOptions& o) {
       at->offset = r.offset + 1;
     }
     std::fflush(stdout);
+    if (!st.ok()) {
+      rc = fail(st);  // what was printed before the malformed record is committed below
+      break;
+    }
     const auto now = std::chrono::steady_clock::now();
     if (!records->empty()) {
       last_data = now;
@@ -266,12 +316,37 @@ void add_consume_command(CLI::App& app, int* exit_code) {
       ->check(CLI::Range(int64_t{0}, INT64_MAX));
   cmd->add_flag("--exit-at-end", o->exit_at_end,
                 "exit once caught up to the high watermarks seen at start");
-  cmd->add_flag("--print-key", o->print_key, "print KEY<sep>VALUE");
+  CLI::Option* print_key = cmd->add_flag("--print-key", o->print_key, "print KEY<sep>VALUE");
   cmd->add_option("-k,--key-separator", o->key_separator, "separator for --print-key")
       ->capture_default_str();
+  CLI::Option* output =
+      cmd->add_option("-o,--output", o->output,
+                      "text: one value per line; json: one JSON object per record per line "
+                      "(topic, partition, offset, timestamp, key, value, headers; bytes that "
+                      "are not UTF-8 in base64, with \"<field>_encoding\":\"base64\")")
+          ->check(CLI::IsMember({"text", "json"}))
+          ->capture_default_str();
+  cmd->add_option("--format", o->format,
+                  "print each record through this kcat-style format: %t topic, %p partition, "
+                  "%o offset, %T timestamp (ms), %k key, %s value, %h headers (n=v,...), "
+                  "%K / %S key / value length, %% a %; escapes \\n \\t \\r \\0 \\\\")
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            Result<RecordFormat> format = RecordFormat::parse(text);
+            return format.ok() ? std::string() : std::string(format.status().message());
+          },
+          "FORMAT", "record format"))
+      ->excludes(output)
+      ->excludes(print_key);
   cmd->add_option("--timeout-ms", o->timeout_ms, "exit 1 if no message arrives for this long")
       ->check(CLI::Range(0, 86'400'000));
-  cmd->callback([o, exit_code] { *exit_code = run_consume(*o); });
+  cmd->callback([o, exit_code] {
+    if (o->output == "json" && o->print_key) {
+      throw CLI::ValidationError("--print-key",
+                                 "is for --output text: every JSON record carries its key");
+    }
+    *exit_code = run_consume(*o);
+  });
 }
 
 }  // namespace spillway::cli

@@ -1,5 +1,6 @@
 // `spillway group list|describe|reset-offsets|delete`: consumer group
-// administration through spillway::Admin.
+// administration through spillway::Admin. list and describe print tables,
+// or with --output json one JSON document.
 #include <algorithm>
 #include <cctype>
 #include <cinttypes>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "json_output.h"
 #include "spillway/admin.h"
 
 namespace spillway::cli {
@@ -24,6 +26,7 @@ struct GroupCommandOptions {
   int64_t to_offset = -1;
   std::string to_datetime;
   int timeout_ms = 10'000;
+  std::string output = "text";  // list and describe: text or json
 };
 
 Result<Admin> connect(const GroupCommandOptions& o) {
@@ -160,6 +163,14 @@ int run_list(const GroupCommandOptions& o) {
   if (!admin.ok()) return fail("list", admin.status());
   Result<std::vector<GroupListing>> groups = admin->list_groups();
   if (!groups.ok()) return fail("list", groups.status());
+  if (o.output == "json") {
+    JsonDocument list = JsonDocument::array();
+    for (const GroupListing& g : *groups) {
+      list.push_back({{"group", g.group}, {"state", g.state}, {"protocol_type", g.protocol_type}});
+    }
+    print_json(list);
+    return 0;
+  }
   Table table({"GROUP", "STATE", "PROTOCOL-TYPE"});
   for (const GroupListing& g : *groups) {
     table.add({g.group, g.state, g.protocol_type.empty() ? "-" : g.protocol_type});
@@ -180,11 +191,57 @@ std::string assignment_text(const GroupMember& m) {
   return out.empty() ? "-" : out;
 }
 
+// null for an offset or lag that is not known (-1), for --output json.
+JsonDocument number_or_null(int64_t v) {
+  return v < 0 ? JsonDocument(nullptr) : JsonDocument(v);
+}
+
+JsonDocument string_or_null(const std::string& s) {
+  return s.empty() ? JsonDocument(nullptr) : JsonDocument(s);
+}
+
+JsonDocument describe_json(const GroupDescription& d) {
+  JsonDocument members = JsonDocument::array();
+  for (const GroupMember& m : d.members) {
+    JsonDocument assignment = JsonDocument::array();
+    for (const GroupTopicPartitions& tp : m.assignment) {
+      assignment.push_back({{"topic", tp.topic}, {"partitions", tp.partitions}});
+    }
+    members.push_back(
+        {{"member_id", m.member_id},
+         {"group_instance_id",
+          m.group_instance_id ? JsonDocument(*m.group_instance_id) : JsonDocument(nullptr)},
+         {"client_id", m.client_id},
+         {"client_host", m.client_host},
+         {"assignment", std::move(assignment)}});
+  }
+  JsonDocument partitions = JsonDocument::array();
+  for (const GroupPartitionLag& p : d.partitions) {
+    partitions.push_back({{"topic", p.topic},
+                          {"partition", p.partition},
+                          {"member_id", string_or_null(p.member_id)},
+                          {"client_id", string_or_null(p.client_id)},
+                          {"committed", number_or_null(p.committed)},
+                          {"log_end_offset", p.log_end_offset},
+                          {"lag", number_or_null(p.lag)}});
+  }
+  return {{"group", d.group},
+          {"state", d.state},
+          {"protocol", d.protocol},
+          {"generation", d.generation},
+          {"members", std::move(members)},
+          {"partitions", std::move(partitions)}};
+}
+
 int run_describe(const GroupCommandOptions& o) {
   Result<Admin> admin = connect(o);
   if (!admin.ok()) return fail("describe", admin.status());
   Result<GroupDescription> d = admin->describe_group(o.group);
   if (!d.ok()) return fail("describe", d.status());
+  if (o.output == "json") {
+    print_json(describe_json(*d));
+    return 0;
+  }
   std::printf("group %s: state %s, protocol %s, generation %d, %zu member%s\n", d->group.c_str(),
               d->state.c_str(), d->protocol.empty() ? "-" : d->protocol.c_str(), d->generation,
               d->members.size(), d->members.size() == 1 ? "" : "s");
@@ -260,12 +317,14 @@ void add_group_command(CLI::App& app, int* exit_code) {
 
   CLI::App* list = group->add_subcommand("list", "Print every group with its state");
   add_common(list, o.get());
+  add_output_option(list, &o->output);
   list->callback([o, exit_code] { *exit_code = run_list(*o); });
 
   CLI::App* describe = group->add_subcommand(
       "describe", "Print a group's members and, per partition, its committed offset and lag");
   describe->add_option("group", o->group, "group name")->required();
   add_common(describe, o.get());
+  add_output_option(describe, &o->output);
   describe->callback([o, exit_code] { *exit_code = run_describe(*o); });
 
   CLI::App* reset = group->add_subcommand(

@@ -47,7 +47,8 @@ struct PerfOptions {
   uint32_t linger_ms = 5;
   uint64_t rate = 0;
   uint32_t window = 0;  // 0 = about 4 MiB of payload: clamp(4 MiB / size, 1024, 65536)
-  bool json = false;
+  bool json = false;    // --json, the same as --output json
+  std::string output = "text";
   std::string plot;
 };
 
@@ -337,9 +338,18 @@ int run_perf(const PerfOptions& o) {
     std::fprintf(stderr, "spillway perf %s: %s\n", o.mode.c_str(), outcome.error.c_str());
     return 1;
   }
+  const bool json = o.json || o.output == "json";
   const std::string report =
-      o.json ? perf::format_json(outcome.result) : perf::format_table(outcome.result);
+      json ? perf::format_json(outcome.result) : perf::format_table(outcome.result);
   std::fputs(report.c_str(), stdout);
+  if (!o.plot.empty() &&
+      (outcome.result.latency == nullptr || outcome.result.latency->count() == 0)) {
+    std::fprintf(stderr,
+                 "spillway perf %s: --plot %s not written: no message completed, so no latency "
+                 "was measured\n",
+                 o.mode.c_str(), o.plot.c_str());
+    return 1;
+  }
   if (!o.plot.empty()) {
     std::string title = "spillway perf " + o.mode + ": " + std::to_string(o.size) + " B messages";
     if (o.rate != 0) title += " at " + perf::group_thousands(o.rate) + " msg/s";
@@ -387,7 +397,8 @@ void add_mode(CLI::App& perf, const char* mode, const char* description, int* ex
                   "seconds to run (default 10 for produce and e2e when --count is absent)")
       ->check(CLI::Range(0.0, 86'400.0));
   if (m != "consume") {
-    cmd->add_option("-p,--producers", o->producers, "producer threads, one connection each")
+    // No short flag: -p is a partition in every other subcommand.
+    cmd->add_option("--producers", o->producers, "producer threads, one connection each")
         ->check(CLI::Range(1u, 1'024u))
         ->capture_default_str();
     o->delivery.add_to(cmd, "when the broker acknowledges", "batch compression");
@@ -417,8 +428,22 @@ void add_mode(CLI::App& perf, const char* mode, const char* description, int* ex
                   "keeps its own)")
       ->check(CLI::Range(1u, 65'536u))
       ->capture_default_str();
-  cmd->add_flag("--json", o->json, "print the report as one JSON object");
-  cmd->add_option("--plot", o->plot, "write a latency-percentile chart (SVG) to this file");
+  CLI::Option* output = cmd->add_option("-o,--output", o->output,
+                                        "text, or json: the report as one JSON object on one line")
+                            ->check(CLI::IsMember({"text", "json"}))
+                            ->capture_default_str();
+  cmd->add_flag("--json", o->json, "the same as --output json")->excludes(output);
+  CLI::Option* plot =
+      cmd->add_option("--plot", o->plot, "write a latency-percentile chart (SVG) to this file");
+  if (m == "consume") {
+    // Stored messages carry old send times: consume measures no latency.
+    plot->check(CLI::Validator(
+        [](std::string&) -> std::string {
+          return "perf consume measures no latency, so there is nothing to plot (perf e2e "
+                 "--plot charts produce-to-consume latency)";
+        },
+        "FILE", "nothing to plot"));
+  }
   cmd->callback([o, exit_code] { *exit_code = run_perf(*o); });
 }
 

@@ -1,10 +1,12 @@
-// `spillway ping --broker HOST:PORT [--count N]`.
+// `spillway ping --broker HOST:PORT [--count N] [--output json]`.
 #include <chrono>
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "commands.h"
+#include "json_output.h"
 #include "spillway/admin.h"
 
 namespace spillway::cli {
@@ -15,7 +17,27 @@ struct PingOptions {
   std::string broker = kDefaultBroker;
   int count = 1;
   int timeout_ms = 5'000;
+  std::string output = "text";
 };
+
+// --output json: one document once every round trip is made.
+// {"broker":"127.0.0.1:9093","version":"spillway 0.x","round_trips_ms":[0.21],
+//  "apis":[{"key":0,"name":"ApiVersions","min_version":0,"max_version":0},...]}
+JsonDocument ping_json(const std::string& broker, const ApiVersionsResponse& versions,
+                       const std::vector<double>& round_trips_ms) {
+  JsonDocument apis = JsonDocument::array();
+  for (const ApiVersionRange& api : versions.apis) {
+    const char* name = frame::api_name(api.api_key);
+    apis.push_back({{"key", api.api_key},
+                    {"name", name ? JsonDocument(name) : JsonDocument(nullptr)},
+                    {"min_version", api.min_version},
+                    {"max_version", api.max_version}});
+  }
+  return {{"broker", broker},
+          {"version", versions.broker_version},
+          {"round_trips_ms", round_trips_ms},
+          {"apis", std::move(apis)}};
+}
 
 int run_ping(const PingOptions& options) {
   Result<Admin> admin = Admin::connect(options.broker, cli_connection_options(options.timeout_ms));
@@ -23,6 +45,8 @@ int run_ping(const PingOptions& options) {
     std::fprintf(stderr, "spillway ping: %s\n", std::string(admin.status().message()).c_str());
     return 1;
   }
+  std::vector<double> round_trips_ms;
+  ApiVersionsResponse versions;
   for (int i = 0; i < options.count; ++i) {
     Result<PingReply> reply = admin->ping();
     if (!reply.ok()) {
@@ -31,6 +55,11 @@ int run_ping(const PingOptions& options) {
       return 1;
     }
     const double ms = std::chrono::duration<double, std::milli>(reply->round_trip).count();
+    if (options.output == "json") {
+      round_trips_ms.push_back(ms);
+      if (i == 0) versions = std::move(reply->versions);
+      continue;
+    }
     std::printf("%s at %s: round trip %.3f ms\n", reply->versions.broker_version.c_str(),
                 options.broker.c_str(), ms);
     if (i == 0) {
@@ -44,6 +73,7 @@ int run_ping(const PingOptions& options) {
       std::printf("serves:%s\n", apis.c_str());
     }
   }
+  if (options.output == "json") print_json(ping_json(options.broker, versions, round_trips_ms));
   return 0;
 }
 
@@ -60,6 +90,7 @@ void add_ping_command(CLI::App& app, int* exit_code) {
   ping->add_option("--timeout-ms", options->timeout_ms, "connect and response timeout")
       ->check(CLI::Range(1, 3'600'000))
       ->capture_default_str();
+  add_output_option(ping, &options->output);
   ping->callback([options, exit_code] { *exit_code = run_ping(*options); });
 }
 

@@ -1,6 +1,8 @@
 // `spillway produce TOPIC`: one message per input line (stdin or --file),
-// optionally "KEY<sep>VALUE", through spillway::Producer. Exit 0 only if
-// every message was acknowledged.
+// optionally "KEY<sep>VALUE", or one message holding a file's bytes
+// (--value-file, for binary values), through spillway::Producer; --key sets
+// every record's key, -H name=value adds a header to every record. Exit 0
+// only if every message was acknowledged.
 //
 // It retries through broker outages for as long as --timeout-ms allows. A
 // record that still fails fences its partition (see spillway/producer.h), so
@@ -23,6 +25,7 @@
 #include "commands.h"
 #include "spillway/admin.h"
 #include "spillway/producer.h"
+#include "value_file.h"
 
 namespace spillway::cli {
 
@@ -33,6 +36,10 @@ struct ProduceCommandOptions {
   std::string topic;
   std::string file;
   std::string key_separator;
+  std::string value_file;
+  std::string key;                   // every record's key; "" = none
+  std::vector<std::string> headers;  // "name=value", checked when parsed
+  bool null_key = false;             // what no --key means already; stated for scripts
   int partition = -1;
   DeliveryFlags delivery;
   int linger_ms = 5;
@@ -145,6 +152,19 @@ int run_produce(const ProduceCommandOptions& o) {
     std::fprintf(stderr, "spillway produce: %s\n", std::string(st.message()).c_str());
     return 1;
   }
+  // The whole record must fit the largest one a Producer takes: checked
+  // before the file is read.
+  size_t fixed_bytes = o.key.size();
+  for (const std::string& h : o.headers) fixed_bytes += h.size();
+  Result<std::vector<std::byte>> value = std::vector<std::byte>();
+  if (!o.value_file.empty()) {
+    value = read_value_file(
+        o.value_file, Producer::kMaxRecordBytes - std::min(fixed_bytes, Producer::kMaxRecordBytes));
+    if (!value.ok()) {
+      std::fprintf(stderr, "spillway produce: %s\n", std::string(value.status().message()).c_str());
+      return 1;
+    }
+  }
   std::ifstream file;
   std::istream* in = &std::cin;
   if (!o.file.empty()) {
@@ -173,13 +193,32 @@ int run_produce(const ProduceCommandOptions& o) {
                  std::string(producer.status().message()).c_str());
     return 1;
   }
+  // -H name=value: the same headers on every record.
+  std::vector<Header> headers;
+  for (const std::string& h : o.headers) {
+    const size_t eq = h.find('=');
+    headers.push_back({.key = std::string_view(h).substr(0, eq),
+                       .value = bytes_of(std::string_view(h).substr(eq + 1))});
+  }
   Tally tally;
+  if (!o.value_file.empty()) {
+    (*producer)->send(o.topic, bytes_of(o.key), *value, headers,
+                      {&Tally::on_delivery, tally.take(1)}, o.partition);
+    (void)(*producer)->close();
+    if (tally.any_failed()) {
+      std::fprintf(stderr, "spillway produce: %s was not acknowledged: %s\n", o.value_file.c_str(),
+                   tally.first_failed_error().c_str());
+      return 1;
+    }
+    std::fprintf(stderr, "produced 1 message (%zu bytes) to %s\n", value->size(), o.topic.c_str());
+    return 0;
+  }
   uint64_t line_number = 0;
   std::string line;
   while (!tally.any_failed() && std::getline(*in, line)) {
     ++line_number;
     if (!line.empty() && line.back() == '\r') line.pop_back();
-    std::string_view key, value = line;
+    std::string_view key = o.key, value = line;
     if (!o.key_separator.empty()) {
       const size_t at = line.find(o.key_separator);
       if (at != std::string::npos) {
@@ -187,7 +226,7 @@ int run_produce(const ProduceCommandOptions& o) {
         value = std::string_view(line).substr(at + o.key_separator.size());
       }
     }
-    (*producer)->send(o.topic, bytes_of(key), bytes_of(value), {},
+    (*producer)->send(o.topic, bytes_of(key), bytes_of(value), headers,
                       {&Tally::on_delivery, tally.take(line_number)}, o.partition);
   }
   (void)(*producer)->close();  // every record has completed when it returns
@@ -229,9 +268,36 @@ void add_produce_command(CLI::App& app, int* exit_code) {
       "produce", "Send one message per input line to a topic (KEY<sep>VALUE with --key-separator)");
   cmd->add_option("topic", o->topic, "topic name")->required();
   cmd->add_option("-b,--broker", o->broker, "broker address HOST:PORT")->capture_default_str();
-  cmd->add_option("-f,--file", o->file, "read lines from this file (default: stdin)");
-  cmd->add_option("-k,--key-separator", o->key_separator,
-                  "split each line at the first SEP into key and value (no SEP: no key)");
+  CLI::Option* file =
+      cmd->add_option("-f,--file", o->file, "read lines from this file (default: stdin)");
+  CLI::Option* separator =
+      cmd->add_option("-k,--key-separator", o->key_separator,
+                      "split each line at the first SEP into key and value (no SEP: no key)");
+  cmd->add_option("--value-file", o->value_file,
+                  "send ONE message whose value is this file's bytes, whatever they are (at "
+                  "most about 1 MiB with key and headers)")
+      ->excludes(file)
+      ->excludes(separator);
+  CLI::Option* key =
+      cmd->add_option("--key", o->key,
+                      "the key of every message (lines without a --key-separator split, or "
+                      "--value-file's); default: none");
+  cmd->add_flag("--null-key", o->null_key,
+                "send every message with a null key, as without --key (the native protocol "
+                "has no empty keys: an empty key is null)")
+      ->excludes(key)
+      ->excludes(separator);
+  cmd->add_option("-H,--header", o->headers,
+                  "add the header NAME=VALUE to every message (repeatable, at most 64)")
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            const size_t eq = text.find('=');
+            if (eq == std::string::npos || eq == 0) return "expected NAME=VALUE";
+            if (eq > UINT16_MAX) return "the header name is longer than 65535 bytes";
+            return "";
+          },
+          "NAME=VALUE", "header"))
+      ->allow_extra_args(false);
   cmd->add_option("-p,--partition", o->partition,
                   "send every message to this partition (default: by key, keyless sticky)")
       ->check(CLI::Range(0, 1'000'000));
@@ -249,7 +315,13 @@ void add_produce_command(CLI::App& app, int* exit_code) {
                   "broker outages; also bounds the connect")
       ->check(CLI::Range(1, 3'600'000))
       ->capture_default_str();
-  cmd->callback([o, exit_code] { *exit_code = run_produce(*o); });
+  cmd->callback([o, exit_code] {
+    if (o->headers.size() > Producer::kMaxHeaders) {
+      throw CLI::ValidationError("-H,--header", "at most " + std::to_string(Producer::kMaxHeaders) +
+                                                    " headers per message");
+    }
+    *exit_code = run_produce(*o);
+  });
 }
 
 }  // namespace spillway::cli

@@ -1,10 +1,13 @@
 // `spillway topic create|delete|list|describe`: topic management through
-// spillway::Admin.
+// spillway::Admin. list and describe print text for people (sizes and
+// retention in human units) or, with --output json, one JSON document.
 #include <cstdio>
 #include <memory>
 #include <string>
 
 #include "commands.h"
+#include "human_units.h"
+#include "json_output.h"
 #include "spillway/admin.h"
 
 namespace spillway::cli {
@@ -20,6 +23,7 @@ struct TopicCommandOptions {
   int64_t retention_ms = TopicOptions::kBrokerDefault;
   int replication_factor = -1;
   int timeout_ms = 10'000;
+  std::string output = "text";  // list and describe: text or json
 };
 
 Result<Admin> connect(const TopicCommandOptions& o) {
@@ -29,10 +33,6 @@ Result<Admin> connect(const TopicCommandOptions& o) {
 int fail(const char* what, const Status& st) {
   std::fprintf(stderr, "spillway topic %s: %s\n", what, std::string(st.message()).c_str());
   return 1;
-}
-
-std::string limit(int64_t v) {
-  return v < 0 ? std::string("unlimited") : std::to_string(v);
 }
 
 int run_create(const TopicCommandOptions& o) {
@@ -65,8 +65,40 @@ int run_list(const TopicCommandOptions& o) {
   if (!admin.ok()) return fail("list", admin.status());
   Result<std::vector<TopicDescription>> topics = admin->list_topics();
   if (!topics.ok()) return fail("list", topics.status());
+  if (o.output == "json") {
+    JsonDocument list = JsonDocument::array();
+    for (const TopicDescription& t : *topics) {
+      list.push_back({{"name", t.name}, {"partitions", t.partitions.size()}});
+    }
+    print_json(list);
+    return 0;
+  }
   for (const TopicDescription& t : *topics) std::printf("%s\n", t.name.c_str());
   return 0;
+}
+
+// --output json of describe: the broker's numbers as they are (-1 =
+// unlimited).
+JsonDocument describe_json(const TopicDescription& t) {
+  JsonDocument partitions = JsonDocument::array();
+  for (const PartitionDescription& p : t.partitions) {
+    JsonDocument partition = {
+        {"partition", p.partition},
+        {"log_start_offset", p.log_start_offset},
+        {"high_watermark", p.high_watermark},
+        {"size_bytes", p.size_bytes >= 0 ? JsonDocument(p.size_bytes) : JsonDocument(nullptr)}};
+    if (p.error != ErrorCode::kOk) {
+      partition["error"] = {{"code", error_code_name(p.error)}, {"message", p.error_message}};
+    } else {
+      partition["error"] = nullptr;
+    }
+    partitions.push_back(std::move(partition));
+  }
+  return {{"name", t.name},
+          {"flush_policy", t.flush_policy},
+          {"retention_bytes", t.retention_bytes},
+          {"retention_ms", t.retention_ms},
+          {"partitions", std::move(partitions)}};
 }
 
 int run_describe(const TopicCommandOptions& o) {
@@ -74,13 +106,19 @@ int run_describe(const TopicCommandOptions& o) {
   if (!admin.ok()) return fail("describe", admin.status());
   Result<TopicDescription> t = admin->describe_topic(o.name);
   if (!t.ok()) return fail("describe", t.status());
-  std::printf("topic %s: %zu partitions, flush %s, retention bytes %s, retention ms %s\n",
+  if (o.output == "json") {
+    print_json(describe_json(*t));
+    return 0;
+  }
+  std::printf("topic %s: %zu partitions, flush %s, retention %s by size, %s by age\n",
               t->name.c_str(), t->partitions.size(), t->flush_policy.c_str(),
-              limit(t->retention_bytes).c_str(), limit(t->retention_ms).c_str());
+              human_bytes(t->retention_bytes).c_str(), human_duration_ms(t->retention_ms).c_str());
   for (const PartitionDescription& p : t->partitions) {
     std::printf("  partition %d: log start %lld, high watermark %lld", p.partition,
                 static_cast<long long>(p.log_start_offset),
                 static_cast<long long>(p.high_watermark));
+    // An older broker does not say (Metadata v0).
+    if (p.size_bytes >= 0) std::printf(", %s on disk", human_bytes(p.size_bytes).c_str());
     if (p.error == ErrorCode::kCorruptMessage) {
       std::printf(", CORRUPT: %s\n", p.error_message.c_str());
     } else if (p.error != ErrorCode::kOk) {
@@ -137,12 +175,14 @@ void add_topic_command(CLI::App& app, int* exit_code) {
 
   CLI::App* list = topic->add_subcommand("list", "Print every topic's name, one per line");
   add_common(list, o.get());
+  add_output_option(list, &o->output);
   list->callback([o, exit_code] { *exit_code = run_list(*o); });
 
   CLI::App* describe =
       topic->add_subcommand("describe", "Print a topic's settings and partition offsets");
   describe->add_option("name", o->name, "topic name")->required();
   add_common(describe, o.get());
+  add_output_option(describe, &o->output);
   describe->callback([o, exit_code] { *exit_code = run_describe(*o); });
 }
 

@@ -89,6 +89,7 @@ Status FetchedBatches::take_batch(AssignedPartition& a, const batch::BatchHeader
     r.key = v.key;
     r.has_key = !v.key_is_null;
     r.value = v.value;
+    r.has_value = !v.value_is_null;
     r.header_count = v.header_count;
     r.encoded_headers = v.headers;
   }

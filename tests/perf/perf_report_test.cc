@@ -60,6 +60,18 @@ TEST(PerfReport, JsonWithoutLatencyAndWithAwkwardStringsIsValid) {
   EXPECT_EQ(json.find("latency_us"), std::string::npos);
 }
 
+// Issue 17: a run that measured no latency (nothing acknowledged) printed
+// zeros for every percentile.
+TEST(PerfReport, AnEmptyHistogramIsNoLatency) {
+  auto h = std::make_unique<LatencyHistogram>();
+  PerfResult r = sample_result(h.get());
+  r.messages = 0;
+  const std::string json = format_json(r);
+  EXPECT_TRUE(JsonChecker::valid(json)) << json;
+  EXPECT_EQ(json.find("latency"), std::string::npos) << json;
+  EXPECT_EQ(format_table(r).find("latency"), std::string::npos) << format_table(r);
+}
+
 TEST(PerfReport, JsonCheckerRejectsMalformedText) {
   EXPECT_TRUE(JsonChecker::valid("{\"a\":[1,2.5,-3e4,true,null,\"x\\n\"]}"));
   EXPECT_FALSE(JsonChecker::valid("{\"a\":1,}"));

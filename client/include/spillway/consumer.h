@@ -126,7 +126,10 @@ struct ConsumerRecord {
   int64_t timestamp = 0;           // milliseconds since the epoch
   std::span<const std::byte> key;  // empty when has_key is false
   bool has_key = false;
-  std::span<const std::byte> value;
+  std::span<const std::byte> value;  // empty when has_value is false
+  // False for a null value (a Kafka tombstone, length -1); the native
+  // Producer always sends a value, possibly empty.
+  bool has_value = true;
   int32_t header_count = 0;
   std::span<const std::byte> encoded_headers;  // see for_each_header
 

@@ -119,7 +119,8 @@ std::string format_json(const PerfResult& r) {
           static_cast<unsigned long long>(r.target_rate));
   appendf(out, ",\"messages_per_s\":%.1f,\"mb_per_s\":%.3f", finite(r.messages_per_second()),
           finite(r.megabytes_per_second()));
-  if (r.latency != nullptr) {
+  // Only a latency that was measured: an empty histogram would print zeros.
+  if (r.latency != nullptr && r.latency->count() != 0) {
     const LatencyHistogram& h = *r.latency;
     out += ",\"latency_origin\":";
     append_json_string(out, r.latency_origin);

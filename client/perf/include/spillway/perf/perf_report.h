@@ -36,7 +36,9 @@ std::string format_table(const PerfResult& result);
 
 // One JSON object on one line, '\n'-terminated. Latencies in microseconds
 // (fractional) under "latency_us": {"p50":..,"p90":..,"p99":..,"p99.9":..,
-// "max":..,"mean":..,"count":..}; absent when result.latency is null.
+// "max":..,"mean":..,"count":..}; absent when result.latency is null or
+// empty (nothing acknowledged or received). The table leaves the latency
+// line out in the same cases.
 std::string format_json(const PerfResult& result);
 
 // "1,234,567": digit grouping for the table.
