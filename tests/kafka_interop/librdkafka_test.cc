@@ -1,11 +1,13 @@
-// librdkafka (Debian's librdkafka-dev) against the real broker's Kafka
-// listener: keyed produce with acks=all in each codec (gzip, snappy, lz4,
-// zstd, none) and consume back with assign(): every record once, per-key
-// order, each key in the partition Java's murmur2 picks, headers and
-// timestamps kept; a 900 KiB record; a record over max_batch_bytes failing
-// alone with MESSAGE_TOO_LARGE; ListOffsets through the watermark and
-// offsets-for-times calls; and records crossing between librdkafka and the
-// native client in both directions.
+// librdkafka (Debian's librdkafka-dev) against the Kafka listener of a
+// broker in the test process (EmbeddedBroker, the same broker code as
+// spillway-broker; nothing here needs a process of its own): keyed produce
+// with acks=all in each codec (gzip, snappy, lz4, zstd, none) and consume
+// back with assign(): every record once, per-key order, each key in the
+// partition Java's murmur2 picks, headers and timestamps kept; a 900 KiB
+// record; a record over max_batch_bytes failing alone with
+// MESSAGE_TOO_LARGE; ListOffsets through the watermark and offsets-for-times
+// calls; and records crossing between librdkafka and the native client in
+// both directions.
 //
 // Loops that wait for records are bounded by a deadline so a broken broker
 // fails the test instead of hanging it; no assertion is about time.
@@ -19,10 +21,10 @@
 #include <string>
 #include <vector>
 
-#include "broker_process.h"
 #include "spillway/admin.h"
 #include "spillway/consumer.h"
 #include "spillway/producer.h"
+#include "spillway/testing/embedded_broker.h"
 
 namespace spillway::testing {
 namespace {
@@ -107,11 +109,11 @@ struct Consumed {
 class Librdkafka : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto broker = BrokerProcess::start();
+    auto broker = EmbeddedBroker::start({.cores = 2});
     ASSERT_TRUE(broker.ok()) << broker.status().to_string();
     broker_ = std::move(*broker);
     ASSERT_NE(broker_->kafka_port(), 0);
-    auto admin = Admin::connect(broker_->address());
+    auto admin = Admin::connect(broker_->native_address());
     ASSERT_TRUE(admin.ok()) << admin.status().to_string();
     admin_ = std::make_unique<Admin>(std::move(*admin));
   }
@@ -251,7 +253,7 @@ class Librdkafka : public ::testing::Test {
   }
 
   static inline Deliveries* current_ = nullptr;
-  std::unique_ptr<BrokerProcess> broker_;
+  std::unique_ptr<EmbeddedBroker> broker_;
   std::unique_ptr<Admin> admin_;
 };
 
@@ -429,7 +431,7 @@ TEST_F(Librdkafka, RecordsCrossBetweenLibrdkafkaAndTheNativeClient) {
   current_ = nullptr;
 
   ConsumerOptions options;
-  options.bootstrap = broker_->address();
+  options.bootstrap = broker_->native_address();
   auto native = Consumer::create(options);
   ASSERT_TRUE(native.ok()) << native.status().to_string();
   ASSERT_TRUE((*native)->assign("from-kafka").ok());
@@ -460,7 +462,7 @@ TEST_F(Librdkafka, RecordsCrossBetweenLibrdkafkaAndTheNativeClient) {
 
   // The other way round.
   ProducerOptions producer_options;
-  producer_options.bootstrap = broker_->address();
+  producer_options.bootstrap = broker_->native_address();
   auto sender = Producer::create(producer_options);
   ASSERT_TRUE(sender.ok()) << sender.status().to_string();
   struct Sent {

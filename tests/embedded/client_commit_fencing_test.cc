@@ -1,6 +1,7 @@
 // The broker fences native commits (docs/consumer-groups.md, "Committed
-// offsets"), seen through the client library and the CLI against the real
-// broker: while a subscribed Consumer is a member, simple commits (an
+// offsets"), seen through the client library and the CLI against a broker
+// in the test process (EmbeddedBroker; the CLI still runs as a process of
+// its own): while a subscribed Consumer is a member, simple commits (an
 // assign()ed consumer's, `spillway group reset-offsets`', one sent on the
 // wire without Admin's look at the group first) are refused; a member
 // dropped from the group has its late commit refused, hears the loss as a
@@ -16,6 +17,7 @@
 #include "broker_wire_client.h"
 #include "spillway/admin.h"
 #include "spillway/consumer.h"
+#include "spillway/testing/embedded_broker.h"
 
 namespace spillway::testing {
 namespace {
@@ -39,13 +41,10 @@ class RecordingListener : public RebalanceListener {
 class CommitFencing : public ::testing::Test {
  protected:
   void SetUp() override {
-    BrokerProcess::Options options;
-    options.args = {"--group-min-session-timeout-ms", "100", "--group-initial-rebalance-delay-ms",
-                    "0"};
-    auto broker = BrokerProcess::start(options);
+    auto broker = EmbeddedBroker::start({.group_min_session_timeout = milliseconds(100)});
     ASSERT_TRUE(broker.ok()) << broker.status().to_string();
     broker_ = std::move(broker).value();
-    auto admin = Admin::connect(broker_->address());
+    auto admin = Admin::connect(broker_->native_address());
     ASSERT_TRUE(admin.ok()) << admin.status().to_string();
     admin_ = std::make_unique<Admin>(std::move(admin).value());
     TopicOptions t;
@@ -57,7 +56,7 @@ class CommitFencing : public ::testing::Test {
   // one before a first rebalance).
   std::unique_ptr<Consumer> member(std::shared_ptr<RebalanceListener> listener = nullptr) {
     ConsumerOptions o;
-    o.bootstrap = broker_->address();
+    o.bootstrap = broker_->native_address();
     o.group_id = kGroup;
     o.session_timeout = milliseconds(10'000);
     o.heartbeat_interval = milliseconds(300);
@@ -82,11 +81,11 @@ class CommitFencing : public ::testing::Test {
   }
 
   int64_t committed(int32_t partition) {
-    WireClient client(broker_->port());
+    WireClient client(broker_->native_port());
     return client.committed(kGroup, kTopic, partition);
   }
 
-  std::unique_ptr<BrokerProcess> broker_;
+  std::unique_ptr<EmbeddedBroker> broker_;
   std::unique_ptr<Admin> admin_;
 };
 
@@ -104,18 +103,18 @@ TEST_F(CommitFencing, SimpleCommitsAndResetsAreRefusedWhileASubscribedMemberIsIn
   EXPECT_EQ(admin_->reset_offsets(kGroup, kTopic, earliest).status().code(),
             ErrorCode::kGroupNotEmpty);
   Result<ProcessExit> cli =
-      run_process(cli_binary(), {"group", "reset-offsets", kGroup, "--topic", kTopic,
-                                 "--to-offset", "0", "--broker", broker_->address()});
+      run_process(cli_binary(), {"group", "reset-offsets", kGroup, "--topic", kTopic, "--to-offset",
+                                 "0", "--broker", broker_->native_address()});
   ASSERT_TRUE(cli.ok());
   EXPECT_EQ(cli->exit_code, 1) << cli->output;
   // ... and without that look (the commit reset-offsets sends, straight on
   // the wire) the broker refuses it itself.
-  WireClient wire(broker_->port());
+  WireClient wire(broker_->native_port());
   CommitResult simple = wire.commit(kGroup, kTopic, 0, 0);
   EXPECT_EQ(simple.code, ErrorCode::kUnknownMember) << simple.message;
   // So does an assign()ed consumer's commit to the same group.
   ConsumerOptions o;
-  o.bootstrap = broker_->address();
+  o.bootstrap = broker_->native_address();
   o.group_id = kGroup;
   auto manual = Consumer::create(o);
   ASSERT_TRUE(manual.ok());
@@ -157,8 +156,7 @@ TEST_F(CommitFencing, ADroppedMembersLateCommitIsRefusedAndItRejoins) {
   listener->revoked.clear();
   ASSERT_NO_FATAL_FAILURE(poll_until_holding(*a, 2));
   std::sort(listener->revoked.begin(), listener->revoked.end());
-  EXPECT_EQ(listener->revoked,
-            (std::vector<TopicPartition>{{kTopic, 0}, {kTopic, 1}}));
+  EXPECT_EQ(listener->revoked, (std::vector<TopicPartition>{{kTopic, 0}, {kTopic, 1}}));
   EXPECT_EQ(committed(0), 1);  // the revoke's commit was refused too
   const TopicPartitionOffset six[] = {{kTopic, 0, 6}};
   EXPECT_TRUE(a->commit(six).ok());
