@@ -21,10 +21,10 @@
 #include <tuple>
 #include <vector>
 
-#include "broker_process.h"
 #include "spillway/admin.h"
 #include "spillway/consumer.h"
 #include "spillway/producer.h"
+#include "spillway/testing/embedded_broker.h"
 
 namespace spillway::testing {
 namespace {
@@ -140,12 +140,11 @@ void kafka_member(const std::string& address, Observed& o, std::atomic<bool>& st
 class MixedGroup : public ::testing::TestWithParam<std::tuple<GroupAssignor, bool>> {};
 
 TEST_P(MixedGroup, LibrdkafkaAndNativeMembersSplitThePartitions) {
-  BrokerProcess::Options options;
-  options.args = {"--group-min-session-timeout-ms", "100", "--group-initial-rebalance-delay-ms",
-                  "0"};
-  auto broker = BrokerProcess::start(options);
+  // In this process (EmbeddedBroker): nothing here needs a broker process.
+  auto broker = EmbeddedBroker::start(
+      {.cores = 2, .group_min_session_timeout = std::chrono::milliseconds(100)});
   ASSERT_TRUE(broker.ok()) << broker.status().to_string();
-  const std::string native = (*broker)->address();
+  const std::string native = (*broker)->native_address();
   auto admin = Admin::connect(native);
   ASSERT_TRUE(admin.ok());
   TopicOptions topic;
