@@ -126,6 +126,31 @@ TEST_F(ClientCliOutput, ConsumeFormatIsExactAndNullKeysAreNull) {
   EXPECT_EQ(records[0]["headers"], Json::array());
 }
 
+// A Kafka tombstone (a null value, here from kcat -Z through the Kafka
+// listener) reads back as "value":null, and its lengths as -1; the empty
+// value beside it stays "".
+TEST_F(ClientCliOutput, ATombstoneIsANullValue) {
+  ASSERT_EQ(cli({"topic", "create", "compacted"}).exit_code, 0);
+  const std::string input = write_file("gone:\nkept:\n");
+  Result<ProcessExit> kcat =
+      run_process("/bin/sh", {"-c",
+                              "head -n 1 \"$1\" | timeout 60 kcat -b \"$0\" -P -t compacted -K: -Z "
+                              "&& tail -n 1 \"$1\" | timeout 60 kcat -b \"$0\" -P -t compacted -K:",
+                              broker_->kafka_address(), input});
+  ASSERT_TRUE(kcat.ok()) << kcat.status().to_string();
+  ASSERT_EQ(kcat->exit_code, 0) << kcat->output;
+  CliRun r = cli({"consume", "compacted", "--from-beginning", "--exit-at-end", "-o", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const std::vector<Json> records = json_lines(r.stdout_bytes);
+  ASSERT_EQ(records.size(), 2u) << r.stdout_bytes;
+  EXPECT_EQ(records[0]["key"], "gone");
+  EXPECT_TRUE(records[0]["value"].is_null()) << r.stdout_bytes;
+  EXPECT_EQ(records[1]["key"], "kept");
+  EXPECT_EQ(records[1]["value"], "") << r.stdout_bytes;
+  r = cli({"consume", "compacted", "--from-beginning", "--exit-at-end", "--format", "%k %K %S\\n"});
+  EXPECT_EQ(r.stdout_bytes, "gone 4 -1\nkept 4 0\n") << r.stderr_text;
+}
+
 TEST_F(ClientCliOutput, BinaryValueRoundTripsThroughValueFile) {
   std::string bytes;
   for (int b = 0; b < 256; ++b) bytes += static_cast<char>(b);
