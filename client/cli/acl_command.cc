@@ -254,6 +254,7 @@ void add_acl_command(CLI::App& app, int* exit_code) {
     cmd->add_option("--broker", o->broker, "broker address (native protocol)")
         ->capture_default_str();
     cmd->add_option("--timeout-ms", o->timeout_ms, "connect and request timeout")
+        ->check(CLI::Range(1, 3'600'000))
         ->capture_default_str();
     cmd->add_option("--allow-principal", o->allow_principals,
                     "principal the rule allows, e.g. User:alice or User:* (repeatable)");

@@ -81,6 +81,7 @@ void add_cluster_command(CLI::App& app, int* exit_code) {
   describe_cmd->add_option("-b,--broker", o->broker, "broker address HOST:PORT")
       ->capture_default_str();
   describe_cmd->add_option("--timeout-ms", o->timeout_ms, "connect and response timeout")
+      ->check(CLI::Range(1, 3'600'000))
       ->capture_default_str();
   describe_cmd->add_flag("--all", o->all, "list every partition, not only the unhealthy ones");
   describe_cmd->callback([o, exit_code] { *exit_code = describe(*o); });

@@ -200,6 +200,17 @@ int list(const UserCommandOptions& o) {
   return 0;
 }
 
+// A name the credential file cannot hold (empty, too long, a control
+// character) is a usage error, found before anything connects.
+CLI::Validator user_name_check() {
+  return CLI::Validator(
+      [](std::string& name) {
+        const Status st = scram::check_user_name(name);
+        return st.ok() ? std::string() : std::string(st.message());
+      },
+      "NAME", "user name");
+}
+
 }  // namespace
 
 void add_user_command(CLI::App& app, int* exit_code) {
@@ -212,10 +223,11 @@ void add_user_command(CLI::App& app, int* exit_code) {
     cmd->add_option("--data-dir", o->data_dir,
                     "work offline on this stopped broker's data directory instead of --broker");
     cmd->add_option("--timeout-ms", o->timeout_ms, "connect and request timeout")
+        ->check(CLI::Range(1, 3'600'000))
         ->capture_default_str();
   };
   CLI::App* create_cmd = user->add_subcommand("create", "create a user or change its password");
-  create_cmd->add_option("name", o->user, "user name")->required();
+  create_cmd->add_option("name", o->user, "user name")->required()->check(user_name_check());
   create_cmd->add_option("--mechanism", o->mechanism, "SCRAM-SHA-256, SCRAM-SHA-512 or all")
       ->check(CLI::IsMember({"SCRAM-SHA-256", "SCRAM-SHA-512", "all"}))
       ->capture_default_str();
@@ -232,7 +244,7 @@ void add_user_command(CLI::App& app, int* exit_code) {
   create_cmd->callback([o, exit_code] { *exit_code = create(*o); });
 
   CLI::App* delete_cmd = user->add_subcommand("delete", "delete a user's credentials");
-  delete_cmd->add_option("name", o->user, "user name")->required();
+  delete_cmd->add_option("name", o->user, "user name")->required()->check(user_name_check());
   delete_cmd->add_option("--mechanism", o->mechanism, "SCRAM-SHA-256, SCRAM-SHA-512 or all")
       ->check(CLI::IsMember({"SCRAM-SHA-256", "SCRAM-SHA-512", "all"}))
       ->capture_default_str();
