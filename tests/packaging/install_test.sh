@@ -4,10 +4,10 @@
 #  - every installed header compiles on its own;
 #  - client/examples builds as an outside CMake project with
 #    find_package(Spillway CONFIG REQUIRED) (static Spillway::client), and
-#    once more with `pkg-config --cflags --libs spillway` (the shared
-#    libspillway_client.so);
-#  - both quickstarts run against the installed broker, started on ephemeral
-#    ports with a temporary data directory and stopped by PID.
+#    with `pkg-config --cflags --libs spillway` (the shared
+#    libspillway_client.so) and `pkg-config --static` (the archives);
+#  - the three quickstarts run against the installed broker, started on
+#    ephemeral ports with a temporary data directory and stopped by PID.
 #
 #   install_test.sh --build DIR --source DIR --cmake CMAKE --cxx CXX
 set -euo pipefail
@@ -86,6 +86,19 @@ read -r -a pc_flags <<<"$(pkg-config --cflags --libs spillway)"
 readelf -d "$scratch/quickstart-pc" | grep -q "NEEDED.*\[$soname\]" ||
   fail "the pkg-config build does not link $soname"
 echo "pkg-config --cflags --libs spillway: ${pc_flags[*]}"
+# Static: a copy of the prefix without the shared library, so that
+# -lspillway_client can only mean the archive and the link must be completed
+# by Requires.private and Libs.private alone.
+cp -a "$prefix" "$scratch/prefix-static"
+rm "$scratch/prefix-static/lib/libspillway_client.so"*
+read -r -a pc_static_flags <<<"$(PKG_CONFIG_PATH=$scratch/prefix-static/lib/pkgconfig \
+  pkg-config --static --cflags --libs spillway)"
+"$cxx" "$source/client/examples/quickstart.cc" "${pc_static_flags[@]}" \
+  -o "$scratch/quickstart-pc-static" 2>"$scratch/pc-static-build.log" ||
+  fail "pkg-config --static build: $(cat "$scratch/pc-static-build.log")"
+if readelf -d "$scratch/quickstart-pc-static" | grep -q 'NEEDED.*libspillway'; then
+  fail "the pkg-config --static build links a libspillway shared library"
+fi
 
 echo "== the quickstarts against the installed broker"
 start_broker "$prefix/bin/spillway-broker" "$scratch/broker.log"
@@ -107,5 +120,7 @@ check_quickstart "quickstart (CMake, static)" \
   "$scratch/examples/spillway_quickstart" "$broker_address" quickstart-cmake
 check_quickstart "quickstart (pkg-config, shared)" \
   env LD_LIBRARY_PATH="$prefix/lib" "$scratch/quickstart-pc" "$broker_address" quickstart-pc
+check_quickstart "quickstart (pkg-config --static)" \
+  "$scratch/quickstart-pc-static" "$broker_address" quickstart-pc-static
 stop_broker "$scratch/broker.log"
 echo "PASS"
