@@ -3,6 +3,8 @@
 
 #include <charconv>
 
+#include "spillway/common/topic_name.h"
+
 namespace spillway::broker {
 
 namespace {
@@ -27,28 +29,7 @@ Result<storage::FlushPolicy> parse_flush_policy(std::string_view name) {
 }
 
 Status validate_topic_name(std::string_view name) {
-  if (name.empty() || name.size() > 249) {
-    return Status(ErrorCode::kInvalidArgument, "topic name must be 1 to 249 bytes long");
-  }
-  if (name == "." || name == "..") {
-    return Status(ErrorCode::kInvalidArgument, "topic name may not be \".\" or \"..\"");
-  }
-  if (name.starts_with(".deleted-")) {
-    // Older brokers renamed deleted topics to ".deleted-N-NAME", and start-up
-    // still removes such directories.
-    return Status(ErrorCode::kInvalidArgument,
-                  "topic names starting with \".deleted-\" are reserved");
-  }
-  for (char c : name) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                    c == '.' || c == '_' || c == '-';
-    if (!ok) {
-      return Status(ErrorCode::kInvalidArgument,
-                    "topic name \"" + std::string(name) +
-                        "\" may contain only letters, digits, '.', '_' and '-'");
-    }
-  }
-  return Status::Ok();
+  return check_topic_name(name);  // the rules are shared with the CLI
 }
 
 std::string serialize_topic_config(const TopicConfig& c) {

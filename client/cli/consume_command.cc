@@ -29,6 +29,7 @@
 #include "record_format.h"
 #include "record_json.h"
 #include "spillway/consumer.h"
+#include "topic_name_check.h"
 
 namespace spillway::cli {
 
@@ -292,7 +293,7 @@ int run_consume(const ConsumeCommandOptions& o) {
 void add_consume_command(CLI::App& app, int* exit_code) {
   auto o = std::make_shared<ConsumeCommandOptions>();
   CLI::App* cmd = app.add_subcommand("consume", "Print a topic's messages, one value per line");
-  cmd->add_option("topic", o->topic, "topic name")->required();
+  cmd->add_option("topic", o->topic, "topic name")->required()->check(topic_name_check());
   cmd->add_option("-b,--broker", o->broker, "broker address HOST:PORT")->capture_default_str();
   CLI::Option* begin = cmd->add_flag("--from-beginning", o->from_beginning,
                                      "start at each partition's first record");

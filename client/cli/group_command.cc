@@ -12,6 +12,7 @@
 #include "commands.h"
 #include "json_output.h"
 #include "spillway/admin.h"
+#include "topic_name_check.h"
 
 namespace spillway::cli {
 
@@ -330,7 +331,9 @@ void add_group_command(CLI::App& app, int* exit_code) {
   CLI::App* reset = group->add_subcommand(
       "reset-offsets", "Set a group's committed offsets for a topic (the group must be empty)");
   reset->add_option("group", o->group, "group name")->required();
-  reset->add_option("-t,--topic", o->topic, "topic whose partitions are reset")->required();
+  reset->add_option("-t,--topic", o->topic, "topic whose partitions are reset")
+      ->required()
+      ->check(topic_name_check());
   // Exactly one target: none or two is a usage error (exit 2).
   CLI::Option_group* target = reset->add_option_group("target", "where the offsets go");
   target->add_flag("--to-earliest", o->to_earliest, "to each partition's log start");

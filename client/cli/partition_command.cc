@@ -12,6 +12,7 @@
 
 #include "commands.h"
 #include "spillway/admin.h"
+#include "topic_name_check.h"
 
 namespace spillway::cli {
 
@@ -238,7 +239,7 @@ void add_partition_command(CLI::App& app, int* exit_code) {
       "Move a partition to other brokers (the controller adds the new replicas, waits until "
       "they are in sync, then drops the old ones), change a move's throttle, or cancel it");
   add_common(reassign, o.get());
-  reassign->add_option("-t,--topic", o->topic, "topic")->required();
+  reassign->add_option("-t,--topic", o->topic, "topic")->required()->check(topic_name_check());
   reassign->add_option("-p,--partition", o->partitions, "partition(s), e.g. 0 or 0,1,2")
       ->required()
       ->delimiter(',')
@@ -281,7 +282,7 @@ void add_partition_command(CLI::App& app, int* exit_code) {
   CLI::App* list = partition->add_subcommand(
       "reassignments", "List the partition moves in progress and where each stands");
   add_common(list, o.get());
-  list->add_option("-t,--topic", o->topic, "only this topic's");
+  list->add_option("-t,--topic", o->topic, "only this topic's")->check(topic_name_check());
   list->callback([o, exit_code] { *exit_code = run_list(*o); });
 }
 

@@ -17,6 +17,7 @@
 #include "spillway/perf/load_driver.h"
 #include "spillway/perf/percentile_plot.h"
 #include "spillway/perf/perf_report.h"
+#include "topic_name_check.h"
 
 #if __has_include("spillway/producer.h")
 #include "spillway/producer.h"
@@ -373,7 +374,9 @@ void add_mode(CLI::App& perf, const char* mode, const char* description, int* ex
   CLI::App* cmd = perf.add_subcommand(mode, description);
   const std::string m = mode;
   cmd->add_option("-b,--broker", o->broker, "broker address HOST:PORT")->capture_default_str();
-  cmd->add_option("-t,--topic", o->topic, "topic to use")->capture_default_str();
+  cmd->add_option("-t,--topic", o->topic, "topic to use")
+      ->check(topic_name_check())
+      ->capture_default_str();
   CLI::Option* size =
       cmd->add_option("-s,--size", o->size,
                       m == "consume"

@@ -25,6 +25,7 @@
 #include "commands.h"
 #include "spillway/admin.h"
 #include "spillway/producer.h"
+#include "topic_name_check.h"
 #include "value_file.h"
 
 namespace spillway::cli {
@@ -266,7 +267,7 @@ void add_produce_command(CLI::App& app, int* exit_code) {
   auto o = std::make_shared<ProduceCommandOptions>();
   CLI::App* cmd = app.add_subcommand(
       "produce", "Send one message per input line to a topic (KEY<sep>VALUE with --key-separator)");
-  cmd->add_option("topic", o->topic, "topic name")->required();
+  cmd->add_option("topic", o->topic, "topic name")->required()->check(topic_name_check());
   cmd->add_option("-b,--broker", o->broker, "broker address HOST:PORT")->capture_default_str();
   CLI::Option* file =
       cmd->add_option("-f,--file", o->file, "read lines from this file (default: stdin)");

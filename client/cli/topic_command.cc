@@ -9,6 +9,7 @@
 #include "human_units.h"
 #include "json_output.h"
 #include "spillway/admin.h"
+#include "topic_name_check.h"
 
 namespace spillway::cli {
 
@@ -145,7 +146,7 @@ void add_topic_command(CLI::App& app, int* exit_code) {
   topic->require_subcommand(1);
 
   CLI::App* create = topic->add_subcommand("create", "Create a topic");
-  create->add_option("name", o->name, "topic name")->required();
+  create->add_option("name", o->name, "topic name")->required()->check(topic_name_check());
   add_common(create, o.get());
   create->add_option("-p,--partitions", o->partitions, "number of partitions")
       ->check(CLI::Range(1, 100'000))
@@ -169,7 +170,7 @@ void add_topic_command(CLI::App& app, int* exit_code) {
   create->callback([o, exit_code] { *exit_code = run_create(*o); });
 
   CLI::App* del = topic->add_subcommand("delete", "Delete a topic and its data");
-  del->add_option("name", o->name, "topic name")->required();
+  del->add_option("name", o->name, "topic name")->required()->check(topic_name_check());
   add_common(del, o.get());
   del->callback([o, exit_code] { *exit_code = run_delete(*o); });
 
@@ -180,7 +181,7 @@ void add_topic_command(CLI::App& app, int* exit_code) {
 
   CLI::App* describe =
       topic->add_subcommand("describe", "Print a topic's settings and partition offsets");
-  describe->add_option("name", o->name, "topic name")->required();
+  describe->add_option("name", o->name, "topic name")->required()->check(topic_name_check());
   add_common(describe, o.get());
   add_output_option(describe, &o->output);
   describe->callback([o, exit_code] { *exit_code = run_describe(*o); });
