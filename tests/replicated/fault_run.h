@@ -11,6 +11,7 @@
 #include <string>
 
 #include "cluster_harness.h"
+#include "log_checker.h"
 
 namespace spillway::testing {
 
@@ -20,6 +21,7 @@ struct FaultTotals {
   int64_t lost = 0;
   int64_t duplicates = 0;
   int64_t out_of_order = 0;
+  int64_t resent = 0;  // CheckResult::resent
   std::string first_problem;
 };
 
@@ -38,6 +40,12 @@ int leader_index(const ClusterHarness& cluster, const std::string& topic, int32_
 // Every partition has a live leader and `isr` in-sync replicas.
 bool wait_healthy(const ClusterHarness& cluster, const std::string& topic, size_t isr,
                   std::chrono::milliseconds guard = std::chrono::seconds(90));
+
+// The topic as the cluster serves it (read_topic), each record annotated
+// with the producer that stored it, from its partition leader's segment
+// files (annotate_producers).
+TopicContents read_back(const ClusterHarness& cluster, const std::string& topic,
+                        int32_t partitions);
 
 void print_totals(const std::string& name, const FaultTotals& totals);
 

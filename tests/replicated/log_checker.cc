@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <chrono>
 #include <set>
+#include <tuple>
 #include <unordered_map>
+#include <vector>
 
 namespace spillway::testing {
 
@@ -102,40 +104,78 @@ CheckResult check_acked(const std::vector<AckedRecord>& acked, const TopicConten
   // record "implicitly acked" because the partition took a later batch of
   // the idempotent producer in sequence, so it must hold this one too, at an
   // offset librdkafka does not know. Those are looked for by value.
-  std::unordered_map<std::string, std::pair<int32_t, const ReadRecord*>> by_value;
+  struct Place {
+    int32_t partition;
+    int64_t offset;
+    bool operator<(const Place& o) const {
+      return std::tie(partition, offset) < std::tie(o.partition, o.offset);
+    }
+  };
+  std::unordered_map<std::string, Place> by_value;
   if (std::any_of(acked.begin(), acked.end(), [](const AckedRecord& a) { return a.offset < 0; })) {
     for (const auto& [partition, records] : contents.partitions) {
-      for (const auto& [offset, r] : records)
-        by_value.emplace(r.value, std::make_pair(partition, &r));
+      for (const auto& [offset, r] : records) by_value.emplace(r.value, Place{partition, offset});
     }
   }
+  auto record_at = [&](const Place& at) -> const ReadRecord* {
+    auto part = contents.partitions.find(at.partition);
+    if (part == contents.partitions.end()) return nullptr;
+    auto it = part->second.find(at.offset);
+    return it == part->second.end() ? nullptr : &it->second;
+  };
+  std::set<Place> acked_at;  // where each acknowledgement was found
   for (const AckedRecord& a : acked) {
-    auto part = contents.partitions.find(a.partition);
-    const ReadRecord* found = nullptr;
+    Place at{a.partition, a.offset};
     if (a.offset < 0) {
       auto it = by_value.find(a.value);
       // In the partition it was sent to.
-      if (it != by_value.end() && it->second.first == a.partition) found = it->second.second;
-    } else if (part != contents.partitions.end()) {
-      auto it = part->second.find(a.offset);
-      if (it != part->second.end()) found = &it->second;
+      at.offset =
+          it != by_value.end() && it->second.partition == a.partition ? it->second.offset : -1;
     }
+    const ReadRecord* found = at.offset >= 0 ? record_at(at) : nullptr;
     if (found == nullptr || found->key != a.key || found->value != a.value) {
       ++result.lost;
       note("acknowledged " + a.value + " at " + std::to_string(a.partition) + "/" +
            std::to_string(a.offset) + " reads back as " +
            (found ? found->value : std::string("nothing")));
+    } else {
+      acked_at.insert(at);
     }
   }
-  std::unordered_map<std::string, std::pair<int32_t, int64_t>> seen;
+  // Every place each value was read at, in log order.
+  std::unordered_map<std::string, std::vector<Place>> places;
+  for (const auto& [partition, records] : contents.partitions) {
+    for (const auto& [offset, r] : records) places[r.value].push_back({partition, offset});
+  }
+  std::set<Place> resent;  // left out of the checks below
+  for (const auto& [value, at] : places) {
+    if (at.size() < 2) continue;
+    auto acked_copy =
+        std::find_if(at.begin(), at.end(), [&](const Place& p) { return acked_at.count(p) != 0; });
+    if (acked_copy == at.end()) continue;
+    const ReadRecord* kept = record_at(*acked_copy);
+    for (const Place& p : at) {
+      if (acked_at.count(p) != 0) continue;
+      const ReadRecord* copy = record_at(p);
+      const bool known = copy->producer_id >= 0 && kept->producer_id >= 0;
+      if (known && (copy->producer_id != kept->producer_id ||
+                    copy->producer_epoch != kept->producer_epoch)) {
+        resent.insert(p);
+        ++result.resent;
+      }
+    }
+  }
+  std::unordered_map<std::string, Place> seen;
   for (const auto& [partition, records] : contents.partitions) {
     std::unordered_map<std::string, int64_t> last_of_key;
     for (const auto& [offset, r] : records) {
-      auto [it, inserted] = seen.emplace(r.value, std::make_pair(partition, offset));
+      if (resent.count(Place{partition, offset}) != 0) continue;
+      auto [it, inserted] = seen.emplace(r.value, Place{partition, offset});
       if (!inserted) {
         ++result.duplicates;
         note(r.value + " read at " + std::to_string(partition) + "/" + std::to_string(offset) +
-             " and " + std::to_string(it->second.first) + "/" + std::to_string(it->second.second));
+             " and " + std::to_string(it->second.partition) + "/" +
+             std::to_string(it->second.offset));
       }
       const int64_t seq = sequence_of(r.value);
       auto last = last_of_key.find(r.key);

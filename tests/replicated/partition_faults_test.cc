@@ -190,7 +190,7 @@ class PartitionFaults : public ::testing::Test {
 
   void check(const std::string& name, const std::string& topic, AckedProducer& producer) {
     producer.stop();
-    TopicContents contents = read_topic(cluster_->bootstrap(), topic, kPartitions);
+    TopicContents contents = read_back(*cluster_, topic, kPartitions);
     ASSERT_TRUE(contents.error.empty()) << contents.error;
     CheckResult r = check_acked(producer.records(), contents);
     FaultTotals t{.rounds = 1,
@@ -198,6 +198,7 @@ class PartitionFaults : public ::testing::Test {
                   .lost = r.lost,
                   .duplicates = r.duplicates,
                   .out_of_order = r.out_of_order,
+                  .resent = r.resent,
                   .first_problem = r.first_problem};
     print_totals(name, t);
     EXPECT_GT(r.acked, 0);

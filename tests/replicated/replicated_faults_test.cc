@@ -47,7 +47,7 @@ class ReplicatedFaults : public ::testing::Test {
   void check(const std::string& name, const std::string& topic, AckedProducer& producer,
              int rounds) {
     producer.stop();
-    TopicContents contents = read_topic(cluster_->bootstrap(), topic, kPartitions);
+    TopicContents contents = read_back(*cluster_, topic, kPartitions);
     ASSERT_TRUE(contents.error.empty()) << contents.error;
     CheckResult r = check_acked(producer.records(), contents);
     FaultTotals t{.rounds = rounds,
@@ -55,6 +55,7 @@ class ReplicatedFaults : public ::testing::Test {
                   .lost = r.lost,
                   .duplicates = r.duplicates,
                   .out_of_order = r.out_of_order,
+                  .resent = r.resent,
                   .first_problem = r.first_problem};
     print_totals(name, t);
     EXPECT_GT(r.acked, 0);
