@@ -3,7 +3,9 @@
 // `spillway consume --group` process share a topic's partitions, a third
 // member's arrival rebalances them, a member killed with SIGKILL is taken
 // over after its session timeout, the broker restarts in the middle, and
-// every one of 20,000 keyed records is processed at least once.
+// every one of 20,000 keyed records is processed at least once. The tests
+// that need no broker process of their own (both assignors, a member dropped
+// for not polling) are in tests/embedded/consumer_group_test.cc.
 //
 // No wall-clock assertions: the waits below are for observed state (a
 // condition variable the members notify after every poll); their deadline
@@ -28,6 +30,7 @@
 
 #include "broker_process.h"
 #include "broker_wire_client.h"
+#include "consumer_group_members.h"
 #include "spillway/admin.h"
 #include "spillway/consumer.h"
 #include "spillway/producer.h"
@@ -36,102 +39,7 @@ namespace spillway::testing {
 namespace {
 
 using std::chrono::milliseconds;
-
-constexpr char kTopic[] = "events";
-constexpr char kGroup[] = "workers";
-constexpr int kPartitions = 6;
-constexpr auto kSession = milliseconds(1'500);
-
-// What the in-process members saw, shared with the test's thread.
-struct Observed {
-  std::mutex mu;
-  std::condition_variable cv;
-  std::set<std::string> processed;                        // record values
-  std::map<int, std::vector<TopicPartition>> assignment;  // member -> partitions
-
-  // Waits for `pred()` (called under the lock); false after a minute.
-  template <typename Pred>
-  bool wait_for(Pred pred) {
-    std::unique_lock lock(mu);
-    return cv.wait_for(lock, std::chrono::seconds(60), pred);
-  }
-};
-
-// A subscribed consumer polling on its own thread: records processed,
-// positions committed after every poll (a member processes a poll's records
-// before it commits, so what is committed was processed).
-class Member {
- public:
-  Member(int id, std::string address, Observed& observed,
-         GroupAssignor assignor = GroupAssignor::kCooperativeSticky,
-         milliseconds rebalance_timeout = milliseconds(10'000))
-      : id_(id), assignor_(assignor), rebalance_timeout_(rebalance_timeout), observed_(observed) {
-    thread_ = std::thread([this, address = std::move(address)] { run(address); });
-  }
-  ~Member() { stop(); }
-  void stop() {
-    stop_ = true;
-    if (thread_.joinable()) thread_.join();
-  }
-  // Stops (or resumes) calling poll(), as an application busy elsewhere.
-  void pause(bool paused) { paused_ = paused; }
-
- private:
-  void run(const std::string& address) {
-    ConsumerOptions o;
-    o.bootstrap = address;
-    o.group_id = kGroup;
-    o.session_timeout = kSession;
-    o.heartbeat_interval = milliseconds(300);
-    o.rebalance_timeout = rebalance_timeout_;
-    o.fetch_max_wait = milliseconds(100);
-    o.connect_timeout = milliseconds(1'000);
-    o.request_timeout = milliseconds(3'000);
-    o.assignor = assignor_;
-    // create() connects: while the broker is down (restarting), retry.
-    auto created = Consumer::create(o);
-    while (!created.ok() && created.status().code() == ErrorCode::kNotConnected && !stop_) {
-      std::this_thread::sleep_for(milliseconds(50));  // pacing, not a wait for state
-      created = Consumer::create(o);
-    }
-    if (stop_ && !created.ok()) return;
-    ASSERT_TRUE(created.ok()) << created.status().to_string();
-    Consumer& consumer = **created;
-    ASSERT_TRUE(consumer.subscribe({kTopic}).ok());
-    while (!stop_) {
-      if (paused_) {
-        std::this_thread::sleep_for(milliseconds(20));  // pacing, not a wait for state
-        continue;
-      }
-      Result<ConsumerRecords> records = consumer.poll(milliseconds(100));
-      if (!records.ok()) {
-        // The broker is restarting: the next poll reconnects (pacing, not
-        // a wait for state).
-        std::this_thread::sleep_for(milliseconds(50));
-        continue;
-      }
-      {
-        std::lock_guard lock(observed_.mu);
-        for (const ConsumerRecord& r : *records) observed_.processed.emplace(r.value_string());
-        observed_.assignment[id_] = consumer.assignment();
-      }
-      observed_.cv.notify_all();
-      if (!records->empty()) (void)consumer.commit();
-    }
-    (void)consumer.commit();
-    EXPECT_TRUE(consumer.close().ok());
-    std::lock_guard lock(observed_.mu);
-    observed_.assignment.erase(id_);
-  }
-
-  const int id_;
-  const GroupAssignor assignor_;
-  const milliseconds rebalance_timeout_;
-  Observed& observed_;
-  std::atomic<bool> stop_{false};
-  std::atomic<bool> paused_{false};
-  std::thread thread_;
-};
+using namespace group_members;
 
 // `spillway consume --group` in the background, its output in a file.
 class CliMember {
@@ -168,26 +76,6 @@ class CliMember {
   pid_t pid_ = -1;
 };
 
-std::string value_of(int i) {
-  return "v" + std::to_string(i);
-}
-
-// Produces records [first, last) with keys spread over the partitions.
-void produce(const std::string& address, int first, int last) {
-  ProducerOptions o;
-  o.bootstrap = address;
-  auto producer = Producer::create(o);
-  ASSERT_TRUE(producer.ok()) << producer.status().to_string();
-  for (int i = first; i < last; ++i) {
-    const std::string key = "k" + std::to_string(i % 97);
-    const std::string value = value_of(i);
-    (*producer)->send(kTopic, std::as_bytes(std::span(key.data(), key.size())),
-                      std::as_bytes(std::span(value.data(), value.size())), {}, {});
-  }
-  ASSERT_TRUE((*producer)->flush().ok());
-  ASSERT_TRUE((*producer)->close().ok());
-}
-
 // Measured, not asserted (issue 14's closing note): from a member's end to
 // the others holding its partitions again.
 void report_takeover(const char* what, std::chrono::steady_clock::time_point since,
@@ -197,20 +85,6 @@ void report_takeover(const char* what, std::chrono::steady_clock::time_point sin
   ::testing::Test::RecordProperty("takeover_ms", std::to_string(ms));
   std::printf("[ measured ] partitions taken over %s in %lld ms (session timeout %lld ms)\n", what,
               static_cast<long long>(ms), static_cast<long long>(session.count()));
-}
-
-// The members' assignments are disjoint and hold `covered` partitions in
-// all, each member `each` (when > 0).
-bool shares(const Observed& o, size_t members, size_t covered, size_t each = 0) {
-  if (o.assignment.size() != members) return false;
-  std::set<TopicPartition> seen;
-  for (const auto& [id, parts] : o.assignment) {
-    if (each > 0 && parts.size() != each) return false;
-    for (const TopicPartition& tp : parts) {
-      if (!seen.insert(tp).second) return false;
-    }
-  }
-  return seen.size() == covered;
 }
 
 class ConsumerGroup : public ::testing::Test {
@@ -242,33 +116,6 @@ class ConsumerGroup : public ::testing::Test {
   std::string address_;
   Observed observed_;
 };
-
-// Both assignors: range (eager: everything revoked at every rebalance) and
-// cooperative-sticky (only what moves).
-class ConsumerGroupAssignors : public ConsumerGroup,
-                               public ::testing::WithParamInterface<GroupAssignor> {};
-
-TEST_P(ConsumerGroupAssignors, MembersShareThePartitionsAndAThirdRebalancesThem) {
-  ASSERT_NO_FATAL_FAILURE(produce(address_, 0, 600));
-  Member a(1, address_, observed_, GetParam());
-  Member b(2, address_, observed_, GetParam());
-  EXPECT_TRUE(observed_.wait_for([&] { return shares(observed_, 2, kPartitions, 3); }));
-  Member c(3, address_, observed_, GetParam());
-  EXPECT_TRUE(observed_.wait_for([&] { return shares(observed_, 3, kPartitions, 2); }));
-  ASSERT_NO_FATAL_FAILURE(produce(address_, 600, 1'200));
-  EXPECT_TRUE(observed_.wait_for([&] { return observed_.processed.size() == 1'200; }));
-  // One leaves (close): the others take its partitions.
-  c.stop();
-  EXPECT_TRUE(observed_.wait_for([&] { return shares(observed_, 2, kPartitions, 3); }));
-}
-
-INSTANTIATE_TEST_SUITE_P(Assignors, ConsumerGroupAssignors,
-                         ::testing::Values(GroupAssignor::kRange,
-                                           GroupAssignor::kCooperativeSticky),
-                         [](const auto& info) {
-                           return info.param == GroupAssignor::kRange ? "Range"
-                                                                      : "CooperativeSticky";
-                         });
 
 TEST_F(ConsumerGroup, KilledMemberAndBrokerRestartLoseNothing) {
   constexpr int kRecords = 20'000;
@@ -390,30 +237,6 @@ TEST_F(ConsumerGroup, BrokerKilledDuringARebalance) {
     }
     return true;
   })) << observed_.processed.size();
-}
-
-// A member that does not poll through a rebalance is dropped when the
-// rebalance timeout runs out; the other takes everything. When it polls
-// again it finds itself unknown, gives up what it held (the listener's
-// revoke) and joins afresh, and the two share the partitions again.
-TEST_F(ConsumerGroup, AMemberDroppedForNotPollingRejoins) {
-  ASSERT_NO_FATAL_FAILURE(produce(address_, 0, 600));
-  const milliseconds rebalance(1'000);
-  Member a(1, address_, observed_, GroupAssignor::kCooperativeSticky, rebalance);
-  EXPECT_TRUE(observed_.wait_for([&] { return shares(observed_, 1, kPartitions); }));
-  a.pause(true);
-  {
-    std::lock_guard lock(observed_.mu);
-    observed_.assignment.erase(1);  // what it reports again once it polls
-  }
-  Member b(2, address_, observed_, GroupAssignor::kCooperativeSticky, rebalance);
-  EXPECT_TRUE(observed_.wait_for([&] {
-    return observed_.assignment.count(2) && observed_.assignment[2].size() == kPartitions;
-  }));
-  a.pause(false);
-  EXPECT_TRUE(observed_.wait_for([&] { return shares(observed_, 2, kPartitions, 3); }));
-  ASSERT_NO_FATAL_FAILURE(produce(address_, 600, 1'200));
-  EXPECT_TRUE(observed_.wait_for([&] { return observed_.processed.size() == 1'200; }));
 }
 
 }  // namespace
