@@ -1,6 +1,8 @@
 # Spillway broker image: a build stage that compiles spillway-broker and the
-# spillway CLI from this checkout, and a runtime stage holding only the two
-# binaries, their shared libraries, the config and the entrypoint.
+# spillway CLI from this checkout, a runtime-base stage with their shared
+# libraries, the user and the image's settings, and the final image: the
+# runtime base plus the files docker/stage-image-files.sh lays out (the two
+# programs, the config, the entrypoint and the healthcheck).
 #
 #   docker build -t spillway .
 #   docker run -d --name spillway -p 9092:9092 -p 9093:9093 -p 9644:9644 \
@@ -29,14 +31,12 @@ RUN jobs=${BUILD_JOBS}; [ "$jobs" -gt 0 ] || jobs=$(nproc) \
  && cmake -S /src -B /build -G Ninja -DCMAKE_BUILD_TYPE=Release \
       -DSPILLWAY_BUILD_TESTS=OFF -DSPILLWAY_BUILD_BENCH=OFF >/dev/null \
  && cmake --build /build --target spillway-broker spillway -j "$jobs" \
- && install -D -m 0755 -s /build/broker/spillway-broker /out/usr/local/bin/spillway-broker \
- && install -D -m 0755 -s /build/client/spillway /out/usr/local/bin/spillway \
- && install -D -m 0755 /src/docker/entrypoint.sh /out/usr/local/bin/spillway-entrypoint \
- && install -D -m 0755 /src/docker/healthcheck.sh /out/usr/local/bin/spillway-healthcheck \
- && sh /src/docker/container-config.sh /src/config/broker.toml > /tmp/broker.toml \
- && install -D -m 0644 /tmp/broker.toml /out/etc/spillway/broker.toml
+ && sh /src/docker/stage-image-files.sh /build/broker/spillway-broker \
+      /build/client/spillway /src /out
 
-FROM ${BASE_IMAGE}
+# The runtime base: everything but the programs (the suite's container test
+# builds this stage alone and adds the host-built programs to it).
+FROM ${BASE_IMAGE} AS runtime-base
 # Runtime libraries only: the shared objects the two binaries link
 # (libstdc++ and libc come with the base image).
 RUN apt-get update -qq \
@@ -48,7 +48,6 @@ RUN apt-get update -qq \
  && useradd --uid 10001 --gid spillway --home-dir /var/lib/spillway \
       --no-create-home --shell /usr/sbin/nologin spillway \
  && install -d -o spillway -g spillway -m 0750 /var/lib/spillway
-COPY --from=build /out/ /
 USER spillway:spillway
 WORKDIR /var/lib/spillway
 ENV SPILLWAY_CONFIG=/etc/spillway/broker.toml
@@ -62,3 +61,6 @@ HEALTHCHECK --interval=10s --timeout=5s --start-period=5s --retries=3 \
   CMD ["spillway-healthcheck"]
 ENTRYPOINT ["spillway-entrypoint"]
 CMD []
+
+FROM runtime-base
+COPY --from=build /out/ /

@@ -5,6 +5,10 @@
 #                         in the foreground with config/broker.toml
 #   scripts/dev.sh test   install what is missing, build, run every test
 #   scripts/dev.sh build  install what is missing and build only
+#   scripts/dev.sh soak   long fault-injection runs (label soak)
+#   scripts/dev.sh image  the container image built wholly from source
+#                         (label container_source; the suite builds it from
+#                         the host-built programs)
 #
 # Works on a fresh Debian 12 machine as root (or with sudo available).
 set -euo pipefail
@@ -56,7 +60,7 @@ case "$cmd" in
     build_release -DSPILLWAY_BUILD_TESTS=ON
     cd build/release
     # The soak run (long fault injection, label "soak") has its own command.
-    exec ctest --output-on-failure -j "$jobs" -LE soak "${@:2}"
+    exec ctest --output-on-failure -j "$jobs" -LE 'soak|container_source' "${@:2}"
     ;;
   soak)
     install_missing
@@ -66,12 +70,18 @@ case "$cmd" in
     # acknowledged ..., lost 0") are what a soak is for, pass or fail.
     exec ctest --output-on-failure --verbose -L soak "${@:2}"
     ;;
+  image)
+    install_missing
+    build_release -DSPILLWAY_BUILD_TESTS=ON
+    cd build/release
+    exec ctest --output-on-failure --verbose -L container_source "${@:2}"
+    ;;
   build)
     install_missing
     build_release
     ;;
   *)
-    echo "usage: scripts/dev.sh run|test|soak|build" >&2
+    echo "usage: scripts/dev.sh run|test|soak|image|build" >&2
     exit 2
     ;;
 esac
