@@ -7,7 +7,11 @@
 #    with `pkg-config --cflags --libs spillway` (the shared
 #    libspillway_client.so) and `pkg-config --static` (the archives);
 #  - the three quickstarts run against the installed broker, started on
-#    ephemeral ports with a temporary data directory and stopped by PID.
+#    ephemeral ports with a temporary data directory and stopped by PID;
+#  - testing/examples builds as an outside CMake project linking
+#    Spillway::testing, Spillway::client and GTest::gtest_main, and its
+#    GoogleTest (an EmbeddedBroker inside the test process, produce and
+#    consume) runs and passes.
 #
 #   install_test.sh --build DIR --source DIR --cmake CMAKE --cxx CXX
 set -euo pipefail
@@ -34,7 +38,9 @@ prefix=$scratch/prefix
 
 echo "== installed files"
 for f in bin/spillway-broker bin/spillway lib/libspillway_client.a lib/libspillway_common.a \
-  lib/libspillway_client.so lib/cmake/Spillway/SpillwayConfig.cmake \
+  lib/libspillway_client.so lib/libspillway_testing.a lib/libspillway_broker_core.a \
+  lib/libspillway_storage.a include/spillway/testing/embedded_broker.h \
+  lib/cmake/Spillway/SpillwayConfig.cmake \
   lib/cmake/Spillway/SpillwayConfigVersion.cmake lib/cmake/Spillway/SpillwayTargets.cmake \
   lib/pkgconfig/spillway.pc include/spillway/producer.h include/spillway/common/status.h; do
   [ -e "$prefix/$f" ] || fail "$f is not installed"
@@ -123,4 +129,33 @@ check_quickstart "quickstart (pkg-config, shared)" \
 check_quickstart "quickstart (pkg-config --static)" \
   "$scratch/quickstart-pc-static" "$broker_address" quickstart-pc-static
 stop_broker "$scratch/broker.log"
+
+echo "== testing/examples (Spillway::testing, GoogleTest) as an outside CMake project"
+# The broker's own headers stay in the source tree: only the public header
+# of Spillway::testing (and what it includes) is installed.
+for dir in storage cluster security; do
+  if [ -e "$prefix/include/spillway/$dir" ] || [ -e "$prefix/include/$dir" ]; then
+    fail "broker headers ($dir) were installed"
+  fi
+done
+"$cmake" -S "$source/testing/examples" -B "$scratch/testing-examples" -G Ninja \
+  -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_PREFIX_PATH="$prefix" \
+  -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF >"$scratch/testing-configure.log" 2>&1 ||
+  fail "configuring testing/examples: $(cat "$scratch/testing-configure.log")"
+found_at=$(sed -n 's/^Spillway_DIR:PATH=//p' "$scratch/testing-examples/CMakeCache.txt")
+[ "$found_at" = "$prefix/lib/cmake/Spillway" ] || fail "found Spillway at '$found_at'"
+"$cmake" --build "$scratch/testing-examples" >"$scratch/testing-build.log" 2>&1 ||
+  fail "building testing/examples: $(cat "$scratch/testing-build.log")"
+# Linked from the prefix's archives, not from the build tree's.
+grep -q -- "$prefix/lib/libspillway_broker_core.a" "$scratch/testing-examples/build.ninja" ||
+  fail "testing/examples does not link the installed libspillway_broker_core.a"
+if grep -q -- "$build/" "$scratch/testing-examples/build.ninja"; then
+  fail "testing/examples refers to the build tree $build"
+fi
+output=$(cd "$scratch/testing-examples" && ./spillway_testing_examples 2>&1) ||
+  fail "the EmbeddedBroker GoogleTest failed: $output"
+# A binary whose tests were all left out would also exit 0: at least one ran.
+passed=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) tests\{0,1\}\.$/\1/p' <<<"$output")
+[ "${passed:-0}" -ge 1 ] || fail "the EmbeddedBroker GoogleTest ran no test: $output"
+echo "EmbeddedBroker GoogleTest: $passed passed"
 echo "PASS"
