@@ -33,6 +33,22 @@ done
 make_scratch_dir
 prefix=$scratch/prefix
 
+# build_outside DIR BUILD: configures and builds $source/DIR as an outside
+# CMake project into BUILD, with only the prefix to find Spillway in (no
+# package registry, so nothing from the build tree), and checks that
+# find_package found it there.
+build_outside() {
+  local dir=$1 out=$2
+  "$cmake" -S "$source/$dir" -B "$out" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_PREFIX_PATH="$prefix" \
+    -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF >"$out.configure.log" 2>&1 ||
+    fail "configuring $dir: $(cat "$out.configure.log")"
+  local found_at
+  found_at=$(sed -n 's/^Spillway_DIR:PATH=//p' "$out/CMakeCache.txt")
+  [ "$found_at" = "$prefix/lib/cmake/Spillway" ] || fail "$dir found Spillway at '$found_at'"
+  "$cmake" --build "$out" >"$out.build.log" 2>&1 || fail "building $dir: $(cat "$out.build.log")"
+}
+
 "$cmake" --install "$build" --prefix "$prefix" >"$scratch/install.log" ||
   fail "cmake --install: $(cat "$scratch/install.log")"
 
@@ -71,15 +87,7 @@ done
 echo "$count headers"
 
 echo "== client/examples as an outside CMake project"
-# Only the prefix: no package registry, so nothing from the build tree.
-"$cmake" -S "$source/client/examples" -B "$scratch/examples" -G Ninja \
-  -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_PREFIX_PATH="$prefix" \
-  -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF >"$scratch/examples-configure.log" 2>&1 ||
-  fail "configuring client/examples: $(cat "$scratch/examples-configure.log")"
-found_at=$(sed -n 's/^Spillway_DIR:PATH=//p' "$scratch/examples/CMakeCache.txt")
-[ "$found_at" = "$prefix/lib/cmake/Spillway" ] || fail "found Spillway at '$found_at'"
-"$cmake" --build "$scratch/examples" >"$scratch/examples-build.log" 2>&1 ||
-  fail "building client/examples: $(cat "$scratch/examples-build.log")"
+build_outside client/examples "$scratch/examples"
 # The example's CMakeLists.txt sets no standard: C++20 came from Spillway::client.
 grep -q -- '-std=\(gnu\|c\)++20' "$scratch/examples/build.ninja" ||
   fail "the example was not compiled as C++20"
@@ -138,14 +146,7 @@ for dir in storage cluster security; do
     fail "broker headers ($dir) were installed"
   fi
 done
-"$cmake" -S "$source/testing/examples" -B "$scratch/testing-examples" -G Ninja \
-  -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_PREFIX_PATH="$prefix" \
-  -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF >"$scratch/testing-configure.log" 2>&1 ||
-  fail "configuring testing/examples: $(cat "$scratch/testing-configure.log")"
-found_at=$(sed -n 's/^Spillway_DIR:PATH=//p' "$scratch/testing-examples/CMakeCache.txt")
-[ "$found_at" = "$prefix/lib/cmake/Spillway" ] || fail "found Spillway at '$found_at'"
-"$cmake" --build "$scratch/testing-examples" >"$scratch/testing-build.log" 2>&1 ||
-  fail "building testing/examples: $(cat "$scratch/testing-build.log")"
+build_outside testing/examples "$scratch/testing-examples"
 # Linked from the prefix's archives, not from the build tree's.
 grep -q -- "$prefix/lib/libspillway_broker_core.a" "$scratch/testing-examples/build.ninja" ||
   fail "testing/examples does not link the installed libspillway_broker_core.a"

@@ -100,10 +100,6 @@ CheckResult check_acked(const std::vector<AckedRecord>& acked, const TopicConten
   auto note = [&](const std::string& problem) {
     if (result.first_problem.empty()) result.first_problem = problem;
   };
-  // librdkafka acknowledges some records without an offset (-1001): a
-  // record "implicitly acked" because the partition took a later batch of
-  // the idempotent producer in sequence, so it must hold this one too, at an
-  // offset librdkafka does not know. Those are looked for by value.
   struct Place {
     int32_t partition;
     int64_t offset;
@@ -111,11 +107,10 @@ CheckResult check_acked(const std::vector<AckedRecord>& acked, const TopicConten
       return std::tie(partition, offset) < std::tie(o.partition, o.offset);
     }
   };
-  std::unordered_map<std::string, Place> by_value;
-  if (std::any_of(acked.begin(), acked.end(), [](const AckedRecord& a) { return a.offset < 0; })) {
-    for (const auto& [partition, records] : contents.partitions) {
-      for (const auto& [offset, r] : records) by_value.emplace(r.value, Place{partition, offset});
-    }
+  // Every place each value was read at, in log order.
+  std::unordered_map<std::string, std::vector<Place>> places;
+  for (const auto& [partition, records] : contents.partitions) {
+    for (const auto& [offset, r] : records) places[r.value].push_back({partition, offset});
   }
   auto record_at = [&](const Place& at) -> const ReadRecord* {
     auto part = contents.partitions.find(at.partition);
@@ -127,10 +122,15 @@ CheckResult check_acked(const std::vector<AckedRecord>& acked, const TopicConten
   for (const AckedRecord& a : acked) {
     Place at{a.partition, a.offset};
     if (a.offset < 0) {
-      auto it = by_value.find(a.value);
-      // In the partition it was sent to.
-      at.offset =
-          it != by_value.end() && it->second.partition == a.partition ? it->second.offset : -1;
+      // librdkafka acknowledges some records without an offset (-1001): a
+      // record "implicitly acked" because the partition took a later batch of
+      // the idempotent producer in sequence, so it must hold this one too, at an
+      // offset librdkafka does not know. Those are looked for by value: its
+      // first place, in the partition it was sent to.
+      auto it = places.find(a.value);
+      at.offset = it != places.end() && it->second.front().partition == a.partition
+                      ? it->second.front().offset
+                      : -1;
     }
     const ReadRecord* found = at.offset >= 0 ? record_at(at) : nullptr;
     if (found == nullptr || found->key != a.key || found->value != a.value) {
@@ -142,41 +142,37 @@ CheckResult check_acked(const std::vector<AckedRecord>& acked, const TopicConten
       acked_at.insert(at);
     }
   }
-  // Every place each value was read at, in log order.
-  std::unordered_map<std::string, std::vector<Place>> places;
-  for (const auto& [partition, records] : contents.partitions) {
-    for (const auto& [offset, r] : records) places[r.value].push_back({partition, offset});
-  }
-  std::set<Place> resent;  // left out of the checks below
+  // A value at several places: copies no acknowledgement points to that
+  // another producer id or epoch stored are resent (left out of the order
+  // check below); every other copy beyond the first is a duplicate.
+  std::set<Place> resent;
   for (const auto& [value, at] : places) {
     if (at.size() < 2) continue;
     auto acked_copy =
         std::find_if(at.begin(), at.end(), [&](const Place& p) { return acked_at.count(p) != 0; });
-    if (acked_copy == at.end()) continue;
-    const ReadRecord* kept = record_at(*acked_copy);
+    const ReadRecord* kept = acked_copy == at.end() ? nullptr : record_at(*acked_copy);
+    const Place* first = nullptr;
     for (const Place& p : at) {
-      if (acked_at.count(p) != 0) continue;
       const ReadRecord* copy = record_at(p);
-      const bool known = copy->producer_id >= 0 && kept->producer_id >= 0;
-      if (known && (copy->producer_id != kept->producer_id ||
-                    copy->producer_epoch != kept->producer_epoch)) {
+      if (kept != nullptr && acked_at.count(p) == 0 && copy->producer_id >= 0 &&
+          kept->producer_id >= 0 &&
+          (copy->producer_id != kept->producer_id ||
+           copy->producer_epoch != kept->producer_epoch)) {
         resent.insert(p);
         ++result.resent;
+      } else if (first == nullptr) {
+        first = &p;
+      } else {
+        ++result.duplicates;
+        note(value + " read at " + std::to_string(p.partition) + "/" + std::to_string(p.offset) +
+             " and " + std::to_string(first->partition) + "/" + std::to_string(first->offset));
       }
     }
   }
-  std::unordered_map<std::string, Place> seen;
   for (const auto& [partition, records] : contents.partitions) {
     std::unordered_map<std::string, int64_t> last_of_key;
     for (const auto& [offset, r] : records) {
       if (resent.count(Place{partition, offset}) != 0) continue;
-      auto [it, inserted] = seen.emplace(r.value, Place{partition, offset});
-      if (!inserted) {
-        ++result.duplicates;
-        note(r.value + " read at " + std::to_string(partition) + "/" + std::to_string(offset) +
-             " and " + std::to_string(it->second.partition) + "/" +
-             std::to_string(it->second.offset));
-      }
       const int64_t seq = sequence_of(r.value);
       auto last = last_of_key.find(r.key);
       if (last != last_of_key.end() && seq <= last->second) {
