@@ -4,6 +4,7 @@
 // restart; and random and truncated frames for every api key and version,
 // after which the broker still serves Kafka and native clients.
 #include <gtest/gtest.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 
 #include <iostream>
@@ -184,13 +185,17 @@ void expect_serving(const BrokerProcess& broker) {
   EXPECT_EQ(native.api_versions_round_trip(1), "spillway-broker 0.1.0");
 }
 
-// Sends one frame on a fresh connection and reads whatever comes back for
-// a moment; the broker may answer, close, or (for a long poll) wait.
+// Sends one frame on a fresh connection, ends the sending side, and reads
+// whatever comes back for a moment; the broker may answer, close, or (for a
+// long poll) wait. The end of input is what the broker would see when the
+// client closed anyway; sent at once, it ends the wait for the cut-short
+// frames, which the broker otherwise held until the 20 ms passed.
 void send_and_leave(uint16_t port, std::span<const std::byte> header,
                     std::span<const std::byte> body) {
   KafkaWireClient client(port);
   ASSERT_TRUE(client.connected());
   client.send_frame(header, body);
+  ::shutdown(client.fd(), SHUT_WR);
   timeval tv{0, 20000};  // the answer, if any, is not what this test checks
   ::setsockopt(client.fd(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
   std::array<std::byte, 4096> sink;

@@ -17,7 +17,9 @@ TEST_F(TlsTest, UntrustedOrExpiredBrokerCertificateFailsClearly) {
            {"untrusted", pki_.server_untrusted}, {"expired", pki_.server_expired}}) {
     auto broker = start_broker(server);
     ASSERT_NE(broker, nullptr);
-    ProcessExit k = kcat(*broker, pki_.ca, {"-L"});
+    // -m 2: the handshake fails at once, and kcat would only retry it until
+    // its metadata timeout (10 s) passed.
+    ProcessExit k = kcat(*broker, pki_.ca, {"-m", "2", "-L"});
     EXPECT_NE(k.exit_code, 0) << k.output;
     EXPECT_TRUE(contains(k.output, "certificate verify failed")) << k.output;
     print("kcat, " + what + " broker certificate", k);
@@ -43,7 +45,7 @@ TEST_F(TlsTest, ExpiredOrUntrustedClientCertificateIsRefused) {
            {"expired", pki_.client_expired}, {"untrusted", pki_.client_untrusted}}) {
     ProcessExit k = kcat(*broker, pki_.ca,
                          {"-X", "ssl.certificate.location=" + client.cert, "-X",
-                          "ssl.key.location=" + client.key, "-L"});
+                          "ssl.key.location=" + client.key, "-m", "2", "-L"});
     EXPECT_NE(k.exit_code, 0) << k.output;
     print("kcat, " + what + " client certificate", k);
     ProcessExit c = cli({"topic", "list", "--broker", ssl_native(*broker), "--tls-ca", pki_.ca,

@@ -112,7 +112,7 @@ TEST_F(TlsTest, MutualTlsGivesThePrincipalOfTheClientCertificate) {
                            "TLS client certificate \"CN=alice,OU=eng,O=Example\", principal "
                            "User:ENG-ALICE"))
       << broker->log();
-  ProcessExit without = kcat(*broker, pki_.ca, {"-L"});
+  ProcessExit without = kcat(*broker, pki_.ca, {"-m", "2", "-L"});  // fails at once
   EXPECT_NE(without.exit_code, 0) << without.output;
   std::cout << "[failure table] kcat, mTLS required, no client certificate:\n"
             << without.output << "\n";
