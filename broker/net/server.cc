@@ -255,12 +255,26 @@ void Server::stop() {
       SessionHost& host = *hosts_[i];
       std::vector<Session*> live(host.sessions.begin(), host.sessions.end());
       for (Session* session : live) session->stop();
-      cores_.stop_core(i);  // run() returns once the last session has ended
+      // The core keeps running until every core's sessions have ended: a
+      // request still being answered on another core may post work here
+      // (a fetch's read of a partition this core owns), and a core whose
+      // run() had returned would never run it.
+      host.on_drained = [this] { core_drained(); };
+      if (host.sessions.empty()) std::exchange(host.on_drained, nullptr)();
     });
   }
   std::lock_guard lock(mu_);
   stopping_ = true;
   cv_.notify_all();
+}
+
+void Server::core_drained() {
+  if (cores_drained_.fetch_add(1) + 1 != cores_.size()) return;
+  // Every session has ended: run() returns on each core once its queued
+  // work is done.
+  for (size_t i = 0; i < cores_.size(); ++i) {
+    asio::post(cores_.context(i), [this, i] { cores_.stop_core(i); });
+  }
 }
 
 void Server::run() {

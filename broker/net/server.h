@@ -116,7 +116,8 @@ class Server {
   }
 
   // Starts the graceful stop: no new connections, no new requests read;
-  // on each core on_core_stop, then CoreSet::stop_core.
+  // on each core on_core_stop; once the sessions of every core have ended,
+  // CoreSet::stop_core on each.
   // Thread-safe, idempotent, returns at once.
   void stop();
 
@@ -154,6 +155,10 @@ class Server {
   std::mutex refused_log_mu_;                  // refusals are logged from any core
   log::RateLimit refused_log_;
   std::atomic<bool> stop_requested_{false};
+  // Cores whose sessions have all ended since stop(); at cores_.size(),
+  // core_drained() lets every core's run() return.
+  std::atomic<size_t> cores_drained_{0};
+  void core_drained();
 
   std::mutex mu_;  // guards the two counters below, with cv_
   std::condition_variable cv_;

@@ -50,6 +50,7 @@ Session::~Session() {
   host_.sessions.erase(this);
   if (!evicted_) host_.limits->release(address_);
   spdlog::debug("connection from {} closed", peer_);
+  if (host_.sessions.empty() && host_.on_drained) std::exchange(host_.on_drained, nullptr)();
 }
 
 void wake_memory_waiters(void* ctx) {

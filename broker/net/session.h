@@ -25,6 +25,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 #include <unordered_set>
@@ -60,6 +61,8 @@ struct SessionHost {
   // theirs are unanswered (all threads).
   std::atomic<int64_t>* paused_at_max_in_flight = nullptr;
   std::unordered_set<Session*> sessions;  // live sessions of this thread
+  // Set by Server::stop: run once, on this thread, when `sessions` is empty.
+  std::function<void()> on_drained;
   // Sessions of this thread waiting for the broker-wide budget; woken by
   // wake_memory_waiters() when memory is given back.
   std::vector<std::shared_ptr<Session>> memory_waiters;

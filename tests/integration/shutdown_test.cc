@@ -1,14 +1,20 @@
 // Graceful shutdown of the real binary under load: requests already read are
-// answered whole and in order before the connection closes; a client that
-// stops reading cannot hold the broker past shutdown_timeout_ms.
+// answered whole and in order before the connection closes, long polls
+// included; a client that stops reading cannot hold the broker past
+// shutdown_timeout_ms.
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
 
+#include <chrono>
 #include <cstring>
+#include <fstream>
+#include <thread>
 
 #include "broker_process.h"
+#include "broker_wire_client.h"
 #include "raw_client.h"
 
 namespace spillway::testing {
@@ -59,6 +65,73 @@ TEST(Shutdown, RequestsAlreadyReadAreAnsweredWholeAndInOrder) {
     ASSERT_LE(at, rest.size()) << "torn body";
   }
   RecordProperty("answered_after_the_first", expected_id - 2);
+}
+
+// Whether the broker has read every byte `client` sent: the receive queue of
+// the broker's end of the connection (in /proc/net/tcp) is empty.
+bool broker_read_everything(uint16_t broker_port, const RawClient& client) {
+  sockaddr_in local{};
+  socklen_t length = sizeof(local);
+  if (::getsockname(client.fd(), reinterpret_cast<sockaddr*>(&local), &length) != 0) return false;
+  char broker_end[16];
+  char client_end[16];
+  std::snprintf(broker_end, sizeof broker_end, ":%04X", broker_port);
+  std::snprintf(client_end, sizeof client_end, ":%04X", ntohs(local.sin_port));
+  std::ifstream tcp("/proc/net/tcp");
+  std::string sl, local_address, remote_address, state, queues;
+  std::string line;
+  std::getline(tcp, line);  // the column names
+  while (tcp >> sl >> local_address >> remote_address >> state >> queues) {
+    std::getline(tcp, line);
+    if (local_address.ends_with(broker_end) && remote_address.ends_with(client_end)) {
+      return queues.ends_with(":00000000");  // tx_queue:rx_queue
+    }
+  }
+  return false;
+}
+
+// A long poll waiting on partitions that another core owns when the broker
+// stops is woken and answered before the connection closes, and the broker
+// exits without waiting out shutdown_timeout_ms. A core's run() used to
+// return as soon as its own sessions had ended: the woken fetch then posted
+// its read of a partition to a core that had stopped, the read never ran,
+// and the connection was cut unanswered once the timeout passed.
+TEST(Shutdown, ALongPollOnPartitionsOfAnotherCoreIsAnsweredWhenTheBrokerStops) {
+  auto broker = BrokerProcess::start({.args = {"--threads", "2"}});
+  ASSERT_TRUE(broker.ok()) << broker.status().to_string();
+  const uint16_t port = (*broker)->port();
+  WireClient client(port);
+  // Four partitions over two cores: whichever core serves the connection,
+  // the other owns some of them.
+  ASSERT_EQ(client.create_topic("polled", 4), ErrorCode::kOk);
+  std::vector<messages::FetchPartitionRequest> parts;
+  for (int32_t p = 0; p < 4; ++p) parts.push_back({p, 0, 1 << 20});
+  const messages::FetchTopicRequest topic{"polled", std::span(parts)};
+  const messages::FetchRequest fetch{60'000, 1, 1 << 20, std::span(&topic, 1)};
+  const std::vector<std::byte> body =
+      encode_body([&](WriteBuffer& b) { return messages::encode_fetch_request(fetch, b); });
+  ASSERT_TRUE(client.send_request(static_cast<int16_t>(frame::ApiKey::kFetch), 0, 77,
+                                  static_cast<uint32_t>(body.size()), body));
+  // Stopped only once the broker holds the request (one it has not read
+  // yet is not answered).
+  for (int i = 0; i < 1000 && !broker_read_everything(port, client); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_TRUE(broker_read_everything(port, client));
+
+  Result<ProcessExit> exit = (*broker)->stop(SIGTERM);
+  ASSERT_TRUE(exit.ok()) << exit.status().to_string();
+  EXPECT_EQ(exit->exit_code, 0) << exit->output;
+  EXPECT_EQ(exit->output.find("shutdown_timeout_ms"), std::string::npos) << exit->output;
+  auto answer = client.read_response();
+  ASSERT_TRUE(answer.has_value()) << "the long poll was not answered\n" << exit->output;
+  EXPECT_EQ(answer->header.correlation_id, 77);
+  EXPECT_EQ(answer->header.error_code, ErrorCode::kOk);
+  auto decoded = messages::decode_fetch_response(answer->body);
+  ASSERT_TRUE(decoded.ok()) << decoded.status().to_string();
+  size_t results = 0;
+  for (const auto& t : decoded->topics) results += t.results.size();
+  EXPECT_EQ(results, 4u);
 }
 
 TEST(Shutdown, ClientThatStopsReadingIsCutAfterTheTimeout) {
