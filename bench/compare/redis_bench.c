@@ -63,14 +63,30 @@ static int produce(int port, size_t size, double seconds) {
    * durable comparison; sized for 4M messages/s, never grown. */
   bench_samples acks;
   bench_samples_init(&acks, (size_t)(seconds * 4e6) + kPipeline);
+  /* The pipe is kept full, as redis-benchmark -P does: a window of
+   * kPipeline XADDs in flight, refilled by half as soon as the older half
+   * is answered (waiting for a whole burst's replies before sending the
+   * next left the connection idle for a round trip each time: 400k msg/s
+   * of 100 B against redis-benchmark -c 1 -P 256's 513k on one machine). */
+  enum { kHalf = kPipeline / 2 };
   const uint64_t start = bench_now_ns();
   const uint64_t end = start + (uint64_t)(seconds * 1e9);
-  while (bench_now_ns() < end) {
-    const uint64_t burst_start = bench_now_ns();
-    for (int i = 0; i < kPipeline; ++i) redisAppendCommand(c, "XADD bench * d %b", payload, size);
-    get_replies(c, kPipeline, &acks, burst_start);
-    sent += kPipeline;
+  uint64_t half_sent_at[2];
+  for (int h = 0; h < 2; ++h) {
+    half_sent_at[h] = bench_now_ns();
+    for (int i = 0; i < kHalf; ++i) redisAppendCommand(c, "XADD bench * d %b", payload, size);
   }
+  int oldest = 0;
+  for (;;) {
+    get_replies(c, kHalf, &acks, half_sent_at[oldest]);
+    sent += kHalf;
+    if (bench_now_ns() >= end) break;
+    half_sent_at[oldest] = bench_now_ns();
+    for (int i = 0; i < kHalf; ++i) redisAppendCommand(c, "XADD bench * d %b", payload, size);
+    oldest ^= 1;
+  }
+  get_replies(c, kHalf, &acks, half_sent_at[oldest ^ 1]);  /* the half still in flight */
+  sent += kHalf;
   bench_print_rate("produce", sent, size, bench_now_ns() - start);
   bench_print_latency(&acks, sent);
   free(acks.values);
