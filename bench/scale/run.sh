@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# bench/scale/run.sh: how the broker behaves as the work grows (issue 18),
+# measured on this machine in one run, each figure beside its own baseline:
+#
+#  (a) produce throughput into a topic of 1, 100, 1,000 and 10,000
+#      partitions (`spillway perf produce`, 100 B, keyless: the producer
+#      spreads batches over every partition), each as a fraction of the
+#      1-partition figure of the same run;
+#  (b) broker RSS and open file descriptors with the largest topic holding
+#      data, and with IDLE_CONNECTIONS (10,000) idle connections open, per
+#      connection beside the broker's RSS before them; a ping on a new
+#      connection while they are open;
+#  (c) start-up time (exec to the "listening" log line) with the largest
+#      topic after a clean stop and after kill -9.
+#  (d) is not here yet: consuming a topic larger than the free page cache.
+#
+#   bench/scale/run.sh [BUILD_DIR]
+#   PARTITIONS="1 100 1000 10000" SECS=3 IDLE_CONNECTIONS=10000 bench/scale/run.sh
+#
+# A step that fails (a topic the broker cannot create, a refused connection)
+# is printed as failed with the broker's own words and the run goes on.
+# Brokers listen on free ports on 127.0.0.1 with a temporary data directory
+# and are stopped by PID.
+set -euo pipefail
+build=${1:-build/release}
+PARTITIONS=${PARTITIONS:-"1 100 1000 10000"}
+SECS=${SECS:-3}
+IDLE_CONNECTIONS=${IDLE_CONNECTIONS:-10000}
+broker_bin="$build/broker/spillway-broker"
+cli="$build/client/spillway"
+[[ -x "$broker_bin" && -x "$cli" ]] || { echo "usage: $0 [BUILD_DIR] (needs broker/spillway-broker and client/spillway)" >&2; exit 2; }
+work=$(mktemp -d /tmp/spillway-scale.XXXXXX)
+pid=""
+holder=""
+cleanup() {
+  [[ -z "$holder" ]] || kill "$holder" 2>/dev/null || true
+  [[ -z "$pid" ]] || kill -9 "$pid" 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+extra=()  # more broker flags for start_broker
+
+rss_kib() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status"; }
+fds() { ls "/proc/$1/fd" | wc -l; }
+now_ms() { date +%s%3N; }
+
+# start_broker DATA_DIR LOG -> sets pid, port and started_ms (exec to the
+# "listening" line). Not in a subshell: pid and port are the caller's.
+start_broker() {
+  local dir=$1 log=$2 t0
+  t0=$(now_ms)
+  "$broker_bin" --listen 127.0.0.1:0 --kafka-listen "" --data-dir "$dir" "${extra[@]}" >"$log" 2>&1 &
+  pid=$!
+  port=""
+  for _ in $(seq 6000); do  # a guard of 60 s, never an assertion
+    port=$(grep -oE 'listening on 127\.0\.0\.1:[0-9]+' "$log" | head -1 | sed 's/.*://') || true
+    [[ -n "$port" ]] && break
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.01
+  done
+  [[ -n "$port" ]] || { echo "the broker did not start:" >&2; tail -5 "$log" >&2; exit 1; }
+  started_ms=$(($(now_ms) - t0))
+}
+
+stop_broker() {  # SIGNAL
+  kill "-$1" "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  pid=""
+}
+
+echo "bench/scale: $(nproc) cores, $(uname -r), ulimit -n $(ulimit -n), $("$cli" version 2>/dev/null | head -1)"
+echo
+echo "(a) produce 100 B for ${SECS} s, keyless, into a topic of N partitions (one fresh broker per N)"
+base=""
+largest=""
+for n in $PARTITIONS; do
+  dir="$work/a-$n"
+  start_broker "$dir/data" "$dir.log"
+  t0=$(now_ms)
+  if ! out=$("$cli" topic create "scale" --partitions "$n" --broker "127.0.0.1:$port" \
+    --timeout-ms 600000 2>&1); then
+    echo "  $n partitions: create failed after $(($(now_ms) - t0)) ms: $out"
+    stop_broker TERM
+    rm -rf "$dir"
+    continue
+  fi
+  created_ms=$(($(now_ms) - t0))
+  rate=$("$cli" perf produce -b "127.0.0.1:$port" -t scale --size 100 -d "$SECS" 2>&1 |
+    grep -oE '[0-9,]+ msg/s' | head -1 | tr -d ', msg/')
+  [[ -n "$base" ]] || base=$rate
+  ratio=$(awk -v r="$rate" -v b="$base" 'BEGIN{printf "%.2f", r / b}')
+  echo "  $n partitions: ${rate} msg/s (${ratio}x the first row), created in ${created_ms} ms," \
+    "RSS $(($(rss_kib "$pid") / 1024)) MiB, $(fds "$pid") open fds"
+  stop_broker TERM
+  # The largest topic created so far is kept for (b) and (c).
+  [[ -z "$largest" ]] || rm -rf "$work/a-$largest"
+  largest=$n
+done
+[[ -n "$largest" ]] || { echo "no topic could be created"; exit 1; }
+
+echo
+echo "(b, c) the ${largest}-partition topic holding data"
+dir="$work/a-$largest"
+start_broker "$dir/data" "$dir.restart.log"
+echo "  start-up after a clean stop: ${started_ms} ms; then RSS $(($(rss_kib "$pid") / 1024)) MiB," \
+  "$(fds "$pid") open fds"
+stop_broker KILL
+start_broker "$dir/data" "$dir.killed.log"
+echo "  start-up after kill -9: ${started_ms} ms"
+stop_broker TERM
+
+# A broker of its own: the topic's descriptors and the connections' together
+# would pass the machine's ulimit -n before either limit is measured. Every
+# connection comes from 127.0.0.1, so the per-address limit is raised too.
+echo
+echo "(b) ${IDLE_CONNECTIONS} idle connections to a fresh broker"
+extra=("--max-connections" "$((IDLE_CONNECTIONS + 10))" "--max-connections-per-ip" "$((IDLE_CONNECTIONS + 10))")
+start_broker "$work/idle" "$work/idle.log"
+before=$(rss_kib "$pid")
+# The idle connections live in one Python process (a socket each, nothing
+# sent), held open until it is killed.
+python3 - "$port" "$IDLE_CONNECTIONS" >"$work/holder.out" 2>&1 <<'EOF' &
+import socket, sys, time
+port, count = int(sys.argv[1]), int(sys.argv[2])
+held = []
+for i in range(count):
+    try:
+        held.append(socket.create_connection(("127.0.0.1", port)))
+    except OSError as e:
+        print(f"connection {i + 1}: {e}", flush=True)
+        break
+print(f"open {len(held)}", flush=True)
+time.sleep(3600)
+EOF
+holder=$!
+for _ in $(seq 6000); do grep -q '^open\|^connection' "$work/holder.out" && break; sleep 0.01; done
+sleep 1  # the broker has accepted what the kernel queued
+after=$(rss_kib "$pid")
+opened=$(grep -oE '^open [0-9]+' "$work/holder.out" | awk '{print $2}')
+grep '^connection' "$work/holder.out" | sed 's/^/  failed: /' || true
+if [[ "${opened:-0}" -gt 0 ]]; then
+  echo "  ${opened} idle connections: RSS $((before / 1024)) -> $((after / 1024)) MiB," \
+    "$(awk -v a="$after" -v b="$before" -v n="$opened" 'BEGIN{printf "%.1f", (a - b) / n}') KiB each," \
+    "$(fds "$pid") open fds"
+fi
+if ping=$("$cli" ping --broker "127.0.0.1:$port" 2>&1 | head -1) && [[ "$ping" == *"round trip"* ]]; then
+  echo "  a ping on a new connection meanwhile: ${ping}"
+else
+  echo "  a ping on a new connection meanwhile failed: ${ping}"
+fi
+kill "$holder" 2>/dev/null || true
+holder=""
+stop_broker TERM
