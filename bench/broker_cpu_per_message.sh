@@ -22,40 +22,33 @@ broker_bin="$build/broker/spillway-broker"
 cli="$build/client/spillway"
 [[ -x "$broker_bin" && -x "$cli" ]] || { echo "usage: $0 [BUILD_DIR] (needs broker/spillway-broker and client/spillway)" >&2; exit 2; }
 work=$(mktemp -d /tmp/spillway-cpu.XXXXXX)
-pid=""
-cleanup() { [[ -z "$pid" ]] || kill -9 "$pid" 2>/dev/null || true; rm -rf "$work"; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib/broker.sh"
+cleanup() { stop_broker KILL; rm -rf "$work"; }
 trap cleanup EXIT
+broker_flags=(--flush-policy interval)
 tick=$(getconf CLK_TCK)
 
 # CPU seconds (user + system) the process has used so far.
 cpu_seconds() { awk -v t="$tick" '{print ($14 + $15) / t}' "/proc/$1/stat"; }
 
-# round SIZE COUNT -> "produce_us_per_msg produce_cpu_s consume_us_per_msg consume_cpu_s"
+# per_message BEFORE AFTER COUNT -> "us_per_msg cpu_seconds"
+per_message() { awk -v a="$1" -v b="$2" -v n="$3" 'BEGIN{printf "%.3f %.2f", (b - a) * 1e6 / n, b - a}'; }
+
+# round SIZE COUNT: sets produce and consume to "us_per_msg cpu_seconds".
 round() {
-  local size=$1 count=$2 dir port before after produce consume
+  local size=$1 count=$2 dir before after
   dir=$(mktemp -d "$work/run.XXXX")
-  "$broker_bin" --listen 127.0.0.1:0 --kafka-listen "" --data-dir "$dir/data" \
-    --flush-policy interval >"$dir/broker.log" 2>&1 &
-  pid=$!
-  for _ in $(seq 100); do
-    port=$(grep -oE 'listening on 127\.0\.0\.1:[0-9]+' "$dir/broker.log" | head -1 | sed 's/.*://') || true
-    [[ -n "$port" ]] && break
-    sleep 0.05
-  done
-  [[ -n "$port" ]] || { echo "the broker did not start:" >&2; cat "$dir/broker.log" >&2; exit 1; }
+  start_broker "$dir/data" "$dir/broker.log"
   before=$(cpu_seconds "$pid")
   "$cli" perf produce -b "127.0.0.1:$port" -t cpu --size "$size" -n "$count" >"$dir/produce.out"
   after=$(cpu_seconds "$pid")
-  produce=$(awk -v a="$before" -v b="$after" -v n="$count" 'BEGIN{printf "%.3f %.2f", (b - a) * 1e6 / n, b - a}')
-  before=$after
+  produce=$(per_message "$before" "$after" "$count")
   "$cli" perf consume -b "127.0.0.1:$port" -t cpu -n "$count" >"$dir/consume.out"
+  before=$after
   after=$(cpu_seconds "$pid")
-  consume=$(awk -v a="$before" -v b="$after" -v n="$count" 'BEGIN{printf "%.3f %.2f", (b - a) * 1e6 / n, b - a}')
-  kill "$pid"
-  wait "$pid" 2>/dev/null || true
-  pid=""
+  consume=$(per_message "$before" "$after" "$count")
+  stop_broker TERM
   rm -rf "$dir"
-  echo "$produce $consume"
 }
 
 median() { sort -g | awk '{v[NR]=$1} END{print (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2}'; }
@@ -68,7 +61,9 @@ for size in $SIZES; do
   produces=()
   consumes=()
   for r in $(seq "$ROUNDS"); do
-    read -r p pcpu c ccpu < <(round "$size" "$count")
+    round "$size" "$count"
+    read -r p pcpu <<<"$produce"
+    read -r c ccpu <<<"$consume"
     echo "  $size B round $r: produce $p us/msg (${pcpu} s), consume $c us/msg (${ccpu} s), $count messages"
     produces+=("$p")
     consumes+=("$c")

@@ -30,43 +30,17 @@ broker_bin="$build/broker/spillway-broker"
 cli="$build/client/spillway"
 [[ -x "$broker_bin" && -x "$cli" ]] || { echo "usage: $0 [BUILD_DIR] (needs broker/spillway-broker and client/spillway)" >&2; exit 2; }
 work=$(mktemp -d /tmp/spillway-scale.XXXXXX)
-pid=""
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/broker.sh"
 holder=""
 cleanup() {
   [[ -z "$holder" ]] || kill "$holder" 2>/dev/null || true
-  [[ -z "$pid" ]] || kill -9 "$pid" 2>/dev/null || true
+  stop_broker KILL
   rm -rf "$work"
 }
 trap cleanup EXIT
-extra=()  # more broker flags for start_broker
 
 rss_kib() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status"; }
 fds() { ls "/proc/$1/fd" | wc -l; }
-now_ms() { date +%s%3N; }
-
-# start_broker DATA_DIR LOG -> sets pid, port and started_ms (exec to the
-# "listening" line). Not in a subshell: pid and port are the caller's.
-start_broker() {
-  local dir=$1 log=$2 t0
-  t0=$(now_ms)
-  "$broker_bin" --listen 127.0.0.1:0 --kafka-listen "" --data-dir "$dir" "${extra[@]}" >"$log" 2>&1 &
-  pid=$!
-  port=""
-  for _ in $(seq 6000); do  # a guard of 60 s, never an assertion
-    port=$(grep -oE 'listening on 127\.0\.0\.1:[0-9]+' "$log" | head -1 | sed 's/.*://') || true
-    [[ -n "$port" ]] && break
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.01
-  done
-  [[ -n "$port" ]] || { echo "the broker did not start:" >&2; tail -5 "$log" >&2; exit 1; }
-  started_ms=$(($(now_ms) - t0))
-}
-
-stop_broker() {  # SIGNAL
-  kill "-$1" "$pid" 2>/dev/null || true
-  wait "$pid" 2>/dev/null || true
-  pid=""
-}
 
 echo "bench/scale: $(nproc) cores, $(uname -r), ulimit -n $(ulimit -n), $("$cli" version 2>/dev/null | head -1)"
 echo
@@ -114,9 +88,11 @@ stop_broker TERM
 # connection comes from 127.0.0.1, so the per-address limit is raised too.
 echo
 echo "(b) ${IDLE_CONNECTIONS} idle connections to a fresh broker"
-extra=("--max-connections" "$((IDLE_CONNECTIONS + 10))" "--max-connections-per-ip" "$((IDLE_CONNECTIONS + 10))")
+broker_flags=(--max-connections "$((IDLE_CONNECTIONS + 10))"
+              --max-connections-per-ip "$((IDLE_CONNECTIONS + 10))")
 start_broker "$work/idle" "$work/idle.log"
 before=$(rss_kib "$pid")
+fds_before=$(fds "$pid")
 # The idle connections live in one Python process (a socket each, nothing
 # sent), held open until it is killed.
 python3 - "$port" "$IDLE_CONNECTIONS" >"$work/holder.out" 2>&1 <<'EOF' &
@@ -134,9 +110,14 @@ time.sleep(3600)
 EOF
 holder=$!
 for _ in $(seq 6000); do grep -q '^open\|^connection' "$work/holder.out" && break; sleep 0.01; done
-sleep 1  # the broker has accepted what the kernel queued
-after=$(rss_kib "$pid")
 opened=$(grep -oE '^open [0-9]+' "$work/holder.out" | awk '{print $2}')
+# Measured once the broker holds every connection the kernel queued for it
+# (a descriptor each); the wait is bounded, never an assertion.
+for _ in $(seq 1000); do
+  (($(fds "$pid") >= fds_before + ${opened:-0})) && break
+  sleep 0.01
+done
+after=$(rss_kib "$pid")
 grep '^connection' "$work/holder.out" | sed 's/^/  failed: /' || true
 if [[ "${opened:-0}" -gt 0 ]]; then
   echo "  ${opened} idle connections: RSS $((before / 1024)) -> $((after / 1024)) MiB," \

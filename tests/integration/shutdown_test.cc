@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <thread>
@@ -113,7 +114,9 @@ TEST(Shutdown, ALongPollOnPartitionsOfAnotherCoreIsAnsweredWhenTheBrokerStops) {
   ASSERT_TRUE(client.send_request(static_cast<int16_t>(frame::ApiKey::kFetch), 0, 77,
                                   static_cast<uint32_t>(body.size()), body));
   // Stopped only once the broker holds the request (one it has not read
-  // yet is not answered).
+  // yet is not answered). The sleep is only the interval of polling for that
+  // event; the 10 s bound is a guard, and the assertion after it checks the
+  // event itself.
   for (int i = 0; i < 1000 && !broker_read_everything(port, client); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }

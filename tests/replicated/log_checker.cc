@@ -74,14 +74,12 @@ TopicContents read_topic(const std::string& bootstrap, const std::string& topic,
   // a long one: a soak run acknowledges millions of records, and reading
   // them back takes as long as it takes on the machine.
   auto idle_deadline = deadline;
-  std::vector<int64_t> next(static_cast<size_t>(partitions), 0);
   while (static_cast<int32_t>(done.size()) < partitions &&
          std::chrono::steady_clock::now() < idle_deadline) {
     rd_kafka_message_t* m = rd_kafka_consumer_poll(rk, 500);
     if (m == nullptr) continue;
     if (m->err == RD_KAFKA_RESP_ERR_NO_ERROR) {
       idle_deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kGuardMs);
-      next[static_cast<size_t>(m->partition)] = m->offset + 1;
       ReadRecord r;
       if (m->key) r.key.assign(static_cast<const char*>(m->key), m->key_len);
       if (m->payload) r.value.assign(static_cast<const char*>(m->payload), m->len);
@@ -98,9 +96,12 @@ TopicContents read_topic(const std::string& bootstrap, const std::string& topic,
                 std::to_string(kGuardMs / 1000) + " s;";
     for (int32_t p = 0; p < partitions; ++p) {
       if (done.count(p) == 0) {
-        out.error += " partition " + std::to_string(p) + " read to " +
-                     std::to_string(next[static_cast<size_t>(p)]) + " of " +
-                     std::to_string(end[static_cast<size_t>(p)]) + ";";
+        auto read = out.partitions.find(p);
+        const int64_t next = read == out.partitions.end() || read->second.empty()
+                                 ? 0
+                                 : read->second.rbegin()->first + 1;
+        out.error += " partition " + std::to_string(p) + " read to " + std::to_string(next) +
+                     " of " + std::to_string(end[static_cast<size_t>(p)]) + ";";
       }
     }
   }
