@@ -31,6 +31,7 @@
 #include "runtime/core_set.h"
 #include "security/acl/acl_manager.h"
 #include "security/sasl/credential_store.h"
+#include "spillway/storage/bounded_file_system.h"
 
 namespace spillway::broker {
 
@@ -248,13 +249,27 @@ std::optional<BrokerRuntime::StartFailure> BrokerRuntime::open_stores() {
   if (mode_ == Mode::kDaemon) {
     ScrubBudget::global().set_rate(static_cast<uint64_t>(config.scrub_bytes_per_second));
   }
+  // Partition logs hold two files per segment: bounded, so thousands of
+  // partitions cannot run the process out of descriptors. A daemon first
+  // raises its soft open-file limit to the hard one; an embedded broker
+  // leaves its host's limit alone.
   storage::FileSystem& fs = storage::posix_file_system();
-  topics_ = std::make_unique<TopicRegistry>(config, *cores_, fs);
+  const uint64_t nofile = mode_ == Mode::kDaemon ? storage::raise_open_file_limit()
+                                                 : storage::current_open_file_limit();
+  const std::size_t max_open_log_files =
+      config.max_open_log_files > 0 ? static_cast<std::size_t>(config.max_open_log_files)
+                                    : storage::default_max_open_log_files(
+                                          nofile, static_cast<uint64_t>(config.max_connections));
+  log_files_ = std::make_unique<storage::BoundedFileSystem>(fs, max_open_log_files);
+  spdlog::info("log files: at most {} open at once (open-file limit {}{})", max_open_log_files,
+               nofile, config.max_open_log_files > 0 ? ", [limits] max_open_log_files" : "");
+  topics_ = std::make_unique<TopicRegistry>(config, *cores_, *log_files_);
   if (Status st = topics_->start(); !st.ok()) return StartFailure{std::move(st)};
   registry_ = topics_.get();
   offsets_ = std::make_unique<OffsetStore>(*cores_, fs, config.data_dir);
   if (Status st = offsets_->load(); !st.ok()) return StartFailure{std::move(st)};
   metrics_ = std::make_unique<Metrics>();
+  metrics_->set_log_files(log_files_.get());
   if (mode_ == Mode::kDaemon) {
     // One observer per process: an embedded broker leaves the host's alone.
     Exchange::set_finish_observer(
@@ -368,8 +383,7 @@ Status BrokerRuntime::start_cluster() {
       break;
     }
   }
-  cluster_node_ = std::make_unique<cluster::ClusterNode>(config, *topics_,
-                                                         storage::posix_file_system(), *cores_);
+  cluster_node_ = std::make_unique<cluster::ClusterNode>(config, *topics_, *log_files_, *cores_);
   if (Status st = cluster_node_->start(addresses); !st.ok()) return st;
   context_->cluster = &cluster_node_->member();
   context_->cluster_admin = cluster_node_.get();

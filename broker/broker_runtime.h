@@ -40,6 +40,10 @@
 #include "security/tls_context.h"
 #include "spillway/common/status.h"
 
+namespace spillway::storage {
+class BoundedFileSystem;
+}  // namespace spillway::storage
+
 namespace spillway::broker {
 
 class CoreSet;
@@ -152,6 +156,9 @@ class BrokerRuntime {
   MetricsServer* metrics_server_ = nullptr;
   groups::GroupCoordinator* coordinator_ = nullptr;
   cluster::ClusterNode* cluster_node_ptr_ = nullptr;
+  // The partition logs' files (and replicas'); outlives everything that
+  // holds one of them.
+  std::unique_ptr<storage::BoundedFileSystem> log_files_;
   std::unique_ptr<CoreSet> cores_;
   std::unique_ptr<Server> server_;
   std::unique_ptr<TopicRegistry> topics_;

@@ -37,6 +37,7 @@ struct BrokerConfig {
   int64_t max_connections_per_ip = 1'000;
   int64_t memory_budget_bytes = 0;  // 0 = sized from the machine (memory_budget_for)
   int64_t connection_memory_bytes = 16 << 20;
+  int64_t max_open_log_files = 0;  // 0 = what RLIMIT_NOFILE leaves after max_connections
   int64_t idle_timeout_ms = 600'000;
   // [topics]
   bool auto_create_topics = false;

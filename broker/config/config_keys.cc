@@ -151,6 +151,18 @@ const std::array kKeys = {
               "connections",
               "open connections from one client address; new ones beyond this are closed"},
     ConfigKey{"limits",
+              "max_open_log_files",
+              "max-open-log-files",
+              K::kInteger,
+              &C::max_open_log_files,
+              0,
+              1'000'000,
+              {},
+              "files",
+              "partition log and index files held open at once; the least recently used are "
+              "closed and reopened on their next use. 0: the open-file limit (raised to its hard "
+              "limit at start) less max_connections and 256"},
+    ConfigKey{"limits",
               "memory_budget_bytes",
               "memory-budget-bytes",
               K::kInteger,

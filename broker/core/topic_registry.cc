@@ -317,6 +317,10 @@ Result<std::shared_ptr<Topic>> TopicRegistry::create(const CreateTopicSpec& spec
     if (auto it = all_.find(spec.name); it != all_.end()) return exists_error(*it->second);
     Result<std::shared_ptr<Topic>> opened = open_topic(spec.name, config, TopicFiles::kCreate);
     if (!opened.ok()) {
+      // The client sees the error; the operator needs it too (a full disk,
+      // too few descriptors), since nothing else records the attempt.
+      spdlog::error("cannot create topic {} ({} partition(s)): {}", spec.name, config.partitions,
+                    opened.status().message());
       // Whatever of it was made goes (a failure here is left to start()).
       (void)fs_.remove_all(topic_dir(spec.name));
       return opened.status();
@@ -373,6 +377,7 @@ Status TopicRegistry::add_partitions(std::string_view name, int32_t count,
     // acknowledged, never served.
     std::vector<std::unique_ptr<storage::PartitionLog>> logs;
     auto undo = [&](Status st) {
+      spdlog::error("cannot grow topic {} to {} partition(s): {}", old.name, count, st.message());
       logs.clear();
       for (int32_t p = first; p < count; ++p) (void)fs_.remove_all(dir + "/" + std::to_string(p));
       return st;

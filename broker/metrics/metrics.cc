@@ -8,6 +8,7 @@
 #include "replication/replication_throttle.h"
 #include "spillway/common/frame.h"
 #include "spillway/common/kafka/api_keys.h"
+#include "spillway/storage/bounded_file_system.h"
 
 // Defined by common/alloc_count/alloc_count.cc, linked into the broker when
 // SPILLWAY_COUNT_ALLOCATIONS is on.
@@ -208,6 +209,18 @@ std::string Metrics::render(const TopicRegistry& topics, const NetworkGauges& ne
             "Reads for replicas a move is adding that the reassignment throttle held back (the "
             "replica's fetch waited).",
             t != nullptr ? t->held() : 0);
+  }
+  if (log_files_ != nullptr) {
+    gauge(out, "spillway_open_log_files",
+          "Partition log and index files holding a descriptor now ([limits] max_open_log_files "
+          "bounds them).",
+          log_files_->open_files());
+    gauge(out, "spillway_max_open_log_files", "The bound on open partition log and index files.",
+          log_files_->max_open());
+    counter(out, "spillway_log_file_reopens_total",
+            "Log and index files reopened after the open-file bound closed them; a steady rise "
+            "means the busy files outnumber the bound.",
+            log_files_->reopens());
   }
   const ScrubBudget& scrub = ScrubBudget::global();
   counter(out, "spillway_scrubbed_bytes_total",

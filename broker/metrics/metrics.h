@@ -14,6 +14,10 @@
 #include <functional>
 #include <string>
 
+namespace spillway::storage {
+class BoundedFileSystem;
+}  // namespace spillway::storage
+
 namespace spillway::broker {
 
 class TopicRegistry;
@@ -58,6 +62,10 @@ class Metrics {
     replication_throttle_ = throttle;
   }
 
+  // The bounded file system of the partition logs, whose open files and
+  // reopens /metrics shows. Set before the endpoint serves; outlives it.
+  void set_log_files(const storage::BoundedFileSystem* files) { log_files_ = files; }
+
   // The whole exposition.
   std::string render(const TopicRegistry& topics, const NetworkGauges& network) const;
 
@@ -75,6 +83,7 @@ class Metrics {
   std::array<Histogram, kKafkaApis> kafka_latency_;
   std::atomic<uint64_t> rejected_batches_{0};
   const replication::ReplicationThrottle* replication_throttle_ = nullptr;
+  const storage::BoundedFileSystem* log_files_ = nullptr;
 };
 
 }  // namespace spillway::broker

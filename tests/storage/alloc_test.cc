@@ -7,17 +7,19 @@
 
 #include "alloc_counter.h"
 #include "log_testing.h"
+#include "spillway/storage/bounded_file_system.h"
 #include "spillway/storage/partition_log.h"
 
 namespace spillway::storage {
 namespace {
 
-TEST(StorageAllocations, AppendReadAndFlushAllocateNothing) {
+// The same loop over `fs`.
+void expect_append_read_and_flush_allocate_nothing(FileSystem& fs) {
   testing::ScratchDir scratch;
   LogConfig config;
   config.segment_bytes = 64 << 20;
   config.flush_policy = FlushPolicy::kDurable;
-  auto log = PartitionLog::open(posix_file_system(), scratch.path() + "/p", config);
+  auto log = PartitionLog::open(fs, scratch.path() + "/p", config);
   ASSERT_TRUE(log.ok());
   testing::Bytes batch = testing::make_batch(4, 250, 1);
   std::vector<std::byte> out(64 * 1024);
@@ -41,6 +43,18 @@ TEST(StorageAllocations, AppendReadAndFlushAllocateNothing) {
   EXPECT_TRUE(ok);
   EXPECT_EQ((*log)->segment_count(), 1u);
   EXPECT_GT(read_from, Offset(20000));
+}
+
+TEST(StorageAllocations, AppendReadAndFlushAllocateNothing) {
+  expect_append_read_and_flush_allocate_nothing(posix_file_system());
+}
+
+// Through the broker's open-file bound (bounded_file_system.h): a file that
+// holds its descriptor costs a lock and a list move per use, no allocation.
+TEST(StorageAllocations, AppendReadAndFlushThroughTheOpenFileBoundAllocateNothing) {
+  BoundedFileSystem bounded(posix_file_system(), 16);
+  expect_append_read_and_flush_allocate_nothing(bounded);
+  EXPECT_EQ(bounded.reopens(), 0u);
 }
 
 }  // namespace

@@ -175,6 +175,11 @@ Status Segment::sync_all() {
 }
 
 Status Segment::remove_files() {
+  // Reads still in flight (FileSlices share log_) keep reading the unlinked
+  // file. Should pinning fail (the file was closed by the open-file bound
+  // and cannot be reopened), those reads fail with that error instead;
+  // retention does not wait for them.
+  if (log_.use_count() > 1) (void)log_->hold_open();
   // The log first: a leftover index without its log is deleted on open,
   // while a log without its index merely gets the index rebuilt.
   SPILLWAY_RETURN_IF_ERROR(fs_.remove(log_path(dir_, base_offset_)));

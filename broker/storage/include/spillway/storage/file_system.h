@@ -64,8 +64,15 @@ class File {
   virtual Result<uint64_t> size() = 0;
 
   // The kernel descriptor for zero-copy paths (sendfile, preadv from a
-  // network layer), or -1 when the file has none (in-memory files).
+  // network layer), or -1 when the file has none (in-memory files, and files
+  // of a BoundedFileSystem, whose descriptor may be closed at any time).
   virtual int native_handle() const noexcept { return -1; }
+
+  // Keeps the file readable after its name is removed, for as long as this
+  // File lives: called before a segment's files are deleted while reads may
+  // still use them. A plain descriptor already does that; a file that may
+  // be closed and reopened by path (bounded_file_system.h) pins itself open.
+  virtual Status hold_open() { return Status::Ok(); }
 };
 
 // Writes all of `data` at `offset`, continuing after short writes. On error
