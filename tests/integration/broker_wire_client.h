@@ -5,11 +5,14 @@
 
 #include <gtest/gtest.h>
 
+#include <cerrno>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <memory>
 #include <optional>
+#include <source_location>
 #include <string>
 #include <utility>
 #include <vector>
@@ -351,12 +354,57 @@ inline uint16_t metrics_port(const BrokerProcess& broker) {
                                  : static_cast<uint16_t>(std::stoi(log.substr(at + marker.size())));
 }
 
-// One GET /metrics; the whole HTTP response.
-inline std::string scrape(uint16_t port) {
+// One GET /metrics into `response`; what went wrong, or "" when the
+// response arrived whole (as long as its Content-Length says).
+inline std::string get_metrics(uint16_t port, std::string* response) {
+  if (port == 0) return "no metrics port (no \"metrics on\" line in the broker's log)";
   RawClient http(port);
+  if (!http.connected()) {
+    return std::string("cannot connect: ") + std::strerror(http.connect_error());
+  }
   const std::string request = "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n";
-  http.send_bytes(bytes_of(request));
-  return string_of(http.read_until_eof());
+  if (!http.send_bytes(bytes_of(request))) {
+    return std::string("sending the request failed: ") + std::strerror(errno);
+  }
+  int read_error = 0;
+  *response = string_of(http.read_until_eof(&read_error));
+  const std::string got = std::to_string(response->size()) + " bytes";
+  if (read_error != 0) {
+    return "reading the response ended in " +
+           std::string(read_error == EAGAIN || read_error == EWOULDBLOCK
+                           ? "the receive timeout"
+                           : std::strerror(read_error)) +
+           " after " + got;
+  }
+  const size_t head_end = response->find("\r\n\r\n");
+  if (head_end == std::string::npos) return "no complete HTTP head in the " + got;
+  const std::string head = response->substr(0, head_end);
+  const std::string marker = "\r\nContent-Length: ";
+  const size_t at = head.find(marker);
+  if (at == std::string::npos) return "no Content-Length in the response head";
+  const uint64_t declared = std::stoull(head.substr(at + marker.size()));
+  const size_t body = response->size() - head_end - 4;
+  if (body != declared) {
+    return "Content-Length " + std::to_string(declared) + " but a body of " + std::to_string(body) +
+           " bytes";
+  }
+  return "";
+}
+
+// One GET /metrics; the whole HTTP response. A scrape that goes wrong would
+// otherwise only show as missing metrics (metric() == -2), so this fails the
+// test at the caller's line (non-fatally, returning what arrived) and says
+// why, with what arrived.
+inline std::string scrape(uint16_t port,
+                          std::source_location where = std::source_location::current()) {
+  std::string response;
+  const std::string problem = get_metrics(port, &response);
+  if (!problem.empty()) {
+    ADD_FAILURE_AT(where.file_name(), static_cast<int>(where.line()))
+        << "scrape of /metrics on 127.0.0.1:" << port << ": " << problem << "; received:\n"
+        << response;
+  }
+  return response;
 }
 
 // The value of an unlabelled metric; -2 when missing.

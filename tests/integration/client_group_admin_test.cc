@@ -123,9 +123,11 @@ TEST_F(GroupAdmin, ListAndDescribeShowCommittedOffsetsAndLag) {
 
   // Group names are any bytes: label values are escaped.
   commit("we\"ird\\", {{"orders", 0, 4}});
-  EXPECT_EQ(metric(metrics(),
+  const std::string escaped = metrics();
+  EXPECT_EQ(metric(escaped,
                    "spillway_group_lag{group=\"we\\\"ird\\\\\",topic=\"orders\",partition=\"0\"}"),
-            1);
+            1)
+      << escaped;
 
   r = cli({"group", "describe", "nobody"});
   EXPECT_EQ(r.exit_code, 1) << r.output;

@@ -1,16 +1,25 @@
 // A deliberately dumb TCP client for integration tests: sends arbitrary bytes
 // (including malformed frames) and reads responses, with a receive timeout so
 // a broken broker fails the test instead of hanging it.
+//
+// Every call retries EINTR. It happens without any signal handler: closing
+// an io_uring ring (the client library's Channel owns one) makes the kernel
+// queue task work to the thread that used it, which interrupts that
+// thread's next blocking call, and a recv on a socket with SO_RCVTIMEO is
+// not restarted. A test that destroys a Consumer and then reads here would
+// otherwise see a response cut short.
 #pragma once
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
 
 #include <array>
+#include <cerrno>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -57,23 +66,46 @@ class RawClient {
     addr.sin_family = AF_INET;
     addr.sin_port = htons(port);
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    connected_ = ::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
+    if (::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0) {
+      connected_ = true;
+    } else if (errno == EINTR) {
+      // The connection goes on in the background (connect(2)): wait for it.
+      pollfd p{fd_, POLLOUT, 0};
+      int r;
+      while ((r = ::poll(&p, 1, 10'000)) < 0 && errno == EINTR) {
+      }
+      int error = r == 0 ? ETIMEDOUT : 0;
+      socklen_t len = sizeof(error);
+      if (r > 0) ::getsockopt(fd_, SOL_SOCKET, SO_ERROR, &error, &len);
+      connected_ = error == 0;
+      connect_error_ = error;
+    } else {
+      connect_error_ = errno;
+    }
   }
   ~RawClient() { ::close(fd_); }
   RawClient(const RawClient&) = delete;
   RawClient& operator=(const RawClient&) = delete;
 
   bool connected() const { return connected_; }
+  // The errno of the failed connect (0 when connected).
+  int connect_error() const { return connect_error_; }
   int fd() const { return fd_; }
 
   // Reads until the broker closes the connection (or the receive timeout
-  // passes); returns every byte received.
-  std::vector<std::byte> read_until_eof() {
+  // passes, or the read fails); returns every byte received. `error`, if
+  // given, is set to 0 after an orderly EOF, else to the failed recv's
+  // errno (EAGAIN/EWOULDBLOCK: the receive timeout).
+  std::vector<std::byte> read_until_eof(int* error = nullptr) {
     std::vector<std::byte> out;
     std::array<std::byte, 65536> chunk;
     for (;;) {
       const ssize_t r = ::recv(fd_, chunk.data(), chunk.size(), 0);
-      if (r <= 0) return out;
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) {
+        if (error != nullptr) *error = r == 0 ? 0 : errno;
+        return out;
+      }
       out.insert(out.end(), chunk.begin(), chunk.begin() + r);
     }
   }
@@ -82,6 +114,7 @@ class RawClient {
     size_t sent = 0;
     while (sent < bytes.size()) {
       const ssize_t n = ::send(fd_, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
+      if (n < 0 && errno == EINTR) continue;
       if (n <= 0) return false;
       sent += static_cast<size_t>(n);
     }
@@ -123,7 +156,9 @@ class RawClient {
   // True when the broker closed the connection (a read returns EOF or reset).
   bool closed_by_peer() {
     std::byte b;
-    const ssize_t n = ::recv(fd_, &b, 1, 0);
+    ssize_t n;
+    while ((n = ::recv(fd_, &b, 1, 0)) < 0 && errno == EINTR) {
+    }
     return n == 0 || (n < 0 && errno == ECONNRESET);
   }
 
@@ -146,6 +181,7 @@ class RawClient {
 
   int fd_ = -1;
   bool connected_ = false;
+  int connect_error_ = 0;
 };
 
 }  // namespace spillway::testing
