@@ -9,6 +9,7 @@
 #include "memory_file_system.h"
 #include "spillway/storage/file_system.h"
 #include "spillway/storage/partition_log.h"
+#include "spillway/storage/repair.h"
 
 namespace spillway::storage {
 namespace {
@@ -308,6 +309,196 @@ TEST(Recovery, RealDiskTruncationInsideTheLastBatch) {
     auto f = fs.open(dir + c.active_log.substr(std::string(kDir).size()), OpenMode::kExisting);
     EXPECT_EQ(*(*f)->size(), c.last_batch_position);
   }
+}
+
+// A batch to append (append() writes its offsets into the buffer).
+Bytes& batch_of(int32_t records, std::size_t value_size, uint64_t seed) {
+  static thread_local Bytes b;
+  b = make_batch(records, value_size, seed);
+  return b;
+}
+
+// Start-up after a clean stop (issue 18): close() synced the active segment,
+// so the open syncs nothing of it; a .verified that already names the end is
+// not written again. What the open does sync, it counts in sync_count().
+TEST(Recovery, CleanReopenSyncsOnlyWhatChanged) {
+  MemoryFileSystem fs;
+  {
+    auto log = PartitionLog::open(fs, kDir, config());
+    ASSERT_TRUE(log.ok());
+    for (int i = 0; i < 5; ++i) ASSERT_TRUE((*log)->append(batch_of(2, 100, i)).ok());
+    ASSERT_TRUE((*log)->close().ok());
+  }
+  uint64_t syncs = fs.sync_count();
+  {
+    auto log = PartitionLog::open(fs, kDir, config());
+    ASSERT_TRUE(log.ok());
+    // Only .verified, moved over the five batches checked now: not the log,
+    // and not the index, which the check rebuilds as close() left it.
+    EXPECT_EQ(fs.sync_count() - syncs, 1u);
+    EXPECT_FALSE(fs.exists(std::string(kDir) + "/.clean_shutdown"));
+    ASSERT_TRUE((*log)->close().ok());
+  }
+  syncs = fs.sync_count();
+  {
+    auto log = PartitionLog::open(fs, kDir, config());
+    ASSERT_TRUE(log.ok());
+    EXPECT_EQ(fs.sync_count() - syncs, 0u);  // nothing written since the last open
+    EXPECT_EQ((*log)->log_end_offset(), Offset(10));
+  }
+  // The marker's removal was durable before open() returned.
+  fs.simulate_power_loss();
+  EXPECT_FALSE(fs.exists(std::string(kDir) + "/.clean_shutdown"));
+}
+
+// After a clean close and a reopen, an append and a crash before any sync:
+// the next open must not take the stop for a clean one. The append's bytes,
+// partly written when the power went, are a torn tail to cut, not decay.
+TEST(Recovery, AppendAfterACleanReopenThenPowerLossIsACrash) {
+  for (bool many : {false, true}) {
+    MemoryFileSystem fs;
+    {
+      auto log = PartitionLog::open(fs, kDir, config());
+      ASSERT_TRUE(log.ok());
+      for (int i = 0; i < 5; ++i) ASSERT_TRUE((*log)->append(batch_of(2, 100, i)).ok());
+      ASSERT_TRUE((*log)->close().ok());
+    }
+    const std::string active = std::string(kDir) + "/00000000000000000000.log";
+    const std::vector<std::byte> synced = fs.contents(active);
+    Bytes next = make_batch(2, 100, 99);
+    {
+      std::unique_ptr<PartitionLog> log;
+      if (many) {
+        auto logs = PartitionLog::open_many(fs, {kDir}, config(), 2);
+        ASSERT_EQ(logs.size(), 1u);
+        ASSERT_TRUE(logs[0].ok());
+        log = std::move(*logs[0]);
+      } else {
+        auto opened = PartitionLog::open(fs, kDir, config());
+        ASSERT_TRUE(opened.ok());
+        log = std::move(*opened);
+      }
+      ASSERT_TRUE(log->append(next).ok());
+    }
+    fs.simulate_power_loss();
+    // Half of the unsynced batch reached the disk.
+    std::vector<std::byte> torn = synced;
+    torn.insert(torn.end(), next.begin(), next.begin() + next.size() / 2);
+    fs.set_contents(active, torn);
+    auto log = PartitionLog::open(fs, kDir, config());
+    ASSERT_TRUE(log.ok());
+    EXPECT_FALSE((*log)->corrupt()) << (many ? "open_many" : "open");
+    EXPECT_EQ((*log)->log_end_offset(), Offset(10));
+    EXPECT_EQ(fs.contents(active).size(), synced.size());
+  }
+}
+
+// A kill -9 (no power loss) leaves appended bytes in the page cache: the
+// next open must sync them, since durable_offset() starts at the end; the
+// open after that, which finds the verified point at the end, need not.
+TEST(Recovery, OpenSyncsTheTailOfACrashOnlyOnce) {
+  MemoryFileSystem fs;
+  {
+    auto log = PartitionLog::open(fs, kDir, config());
+    ASSERT_TRUE(log.ok());
+    for (int i = 0; i < 5; ++i) ASSERT_TRUE((*log)->append(batch_of(2, 100, i)).ok());
+  }  // a crash: never synced
+  uint64_t syncs = fs.sync_count();
+  {
+    auto log = PartitionLog::open(fs, kDir, config());
+    ASSERT_TRUE(log.ok());
+    EXPECT_GE(fs.sync_count() - syncs, 2u);  // the tail (log, index) and .verified
+  }                                          // a crash again, nothing written
+  fs.simulate_power_loss();
+  syncs = fs.sync_count();
+  auto log = PartitionLog::open(fs, kDir, config());
+  ASSERT_TRUE(log.ok());
+  EXPECT_EQ(fs.sync_count() - syncs, 0u);
+  EXPECT_EQ((*log)->log_end_offset(), Offset(10));
+  EXPECT_FALSE((*log)->corrupt());
+}
+
+// open_many opens every directory, in order, and its directory fsyncs are
+// done when it returns: a power loss right after it brings no clean-shutdown
+// marker back.
+TEST(Recovery, OpenManyOpensEveryLogDurably) {
+  MemoryFileSystem fs;
+  std::vector<std::string> dirs;
+  for (int p = 0; p < 9; ++p) dirs.push_back("/data/t-" + std::to_string(p));
+  {
+    auto logs = PartitionLog::open_many(fs, dirs, config(), 4);
+    ASSERT_EQ(logs.size(), dirs.size());
+    for (std::size_t p = 0; p < logs.size(); ++p) {
+      ASSERT_TRUE(logs[p].ok());
+      EXPECT_EQ((*logs[p])->dir(), dirs[p]);
+      for (std::size_t i = 0; i <= p; ++i) ASSERT_TRUE((*logs[p])->append(batch_of(1, 50, i)).ok());
+      ASSERT_TRUE((*logs[p])->close().ok());
+    }
+  }
+  {
+    auto logs = PartitionLog::open_many(fs, dirs, config(), 4);
+    for (std::size_t p = 0; p < logs.size(); ++p) {
+      ASSERT_TRUE(logs[p].ok());
+      EXPECT_EQ((*logs[p])->log_end_offset(), Offset(static_cast<int64_t>(p) + 1));
+    }
+  }
+  fs.simulate_power_loss();
+  for (const std::string& dir : dirs) EXPECT_FALSE(fs.exists(dir + "/.clean_shutdown")) << dir;
+}
+
+// A log that opened corrupt after a clean stop kept the marker. Once it is
+// written again (discard_from_damage, then appends), a crash must not look
+// like a clean stop: the torn tail is cut, the log is not judged corrupt.
+TEST(Recovery, WritesAfterDiscardingDamageRemoveTheCleanMarker) {
+  const CrashedLog& c = crashed_log();
+  MemoryFileSystem fs;
+  Files files = c.files;
+  // A flipped byte inside the second batch of the active segment, with
+  // valid batches after it: decay, so the log opens corrupt.
+  std::vector<std::byte>& active = files[c.active_log];
+  uint64_t second = batch::parse_header(std::span(active))->total_size();
+  ASSERT_LT(second + 100, c.last_batch_position);
+  active[second + 70] ^= std::byte{0x20};
+  files[std::string(kDir) + "/.clean_shutdown"] = {};
+  {
+    auto log = reopen(fs, files);
+    ASSERT_NE(log, nullptr);
+    ASSERT_TRUE(log->corrupt());
+    ASSERT_TRUE(log->discard_from_damage().ok());
+    ASSERT_TRUE(log->append(batch_of(2, 100, 7)).ok());
+  }
+  const std::vector<std::byte> kept = fs.contents(c.active_log);
+  fs.simulate_power_loss();
+  std::vector<std::byte> torn = fs.contents(c.active_log);
+  Bytes lost = make_batch(2, 100, 8);
+  torn.insert(torn.end(), lost.begin(), lost.begin() + 40);
+  fs.set_contents(c.active_log, torn);
+  auto log = PartitionLog::open(fs, kDir, config());
+  ASSERT_TRUE(log.ok());
+  EXPECT_FALSE((*log)->corrupt());
+  EXPECT_LE(fs.contents(c.active_log).size(), kept.size());
+}
+
+// repair records the verified point at the end of the log; the next open
+// then syncs nothing, so repair itself makes the last segment durable (it
+// may hold the unsynced tail of a crash).
+TEST(Recovery, RepairMakesTheTailItVerifiesDurable) {
+  MemoryFileSystem fs;
+  {
+    auto log = PartitionLog::open(fs, kDir, config());
+    ASSERT_TRUE(log.ok());
+    for (int i = 0; i < 3; ++i) ASSERT_TRUE((*log)->append(batch_of(2, 100, i)).ok());
+  }  // a crash: the three batches only in the page cache
+  ASSERT_TRUE(repair_partition_log(fs, kDir, config()).ok());
+  {
+    auto log = PartitionLog::open(fs, kDir, config());
+    ASSERT_TRUE(log.ok());
+  }
+  fs.simulate_power_loss();
+  auto log = PartitionLog::open(fs, kDir, config());
+  ASSERT_TRUE(log.ok());
+  EXPECT_FALSE((*log)->corrupt());
+  EXPECT_EQ((*log)->log_end_offset(), Offset(6));
 }
 
 }  // namespace

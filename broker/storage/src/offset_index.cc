@@ -59,6 +59,14 @@ void OffsetIndex::truncate_to(uint64_t position) {
   }
 }
 
+bool OffsetIndex::same_entries(const OffsetIndex& other) const {
+  return base_offset_ == other.base_offset_ && entries_.size() == other.entries_.size() &&
+         std::equal(entries_.begin(), entries_.end(), other.entries_.begin(),
+                    [](const Packed& a, const Packed& b) {
+                      return a.relative_offset == b.relative_offset && a.position == b.position;
+                    });
+}
+
 Status OffsetIndex::load(File& file, uint64_t log_size) {
   entries_.clear();
   persisted_ = 0;

@@ -205,6 +205,10 @@ Result<AppendResult> PartitionLog::append(std::span<std::byte> batch, LeaderEpoc
   if (header->total_size() != batch.size() || header->last_offset_delta < 0) {
     return Status(ErrorCode::kCorruptMessage, "batch length or offset delta inconsistent");
   }
+  if (Status st = before_first_write(); !st.ok()) {
+    enter_read_only(st);
+    return st;
+  }
   const int64_t now = clock_();
   const Segment& active = *segments_.back();
   if (active.size() > 0 && (active.size() + batch.size() > config_.segment_bytes ||

@@ -4,7 +4,11 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
+#include <functional>
+#include <thread>
 
 #include "log_markers.h"
 #include "spillway/storage/partition_log.h"
@@ -31,11 +35,86 @@ Result<std::unique_ptr<PartitionLog>> PartitionLog::open(FileSystem& fs, std::st
                                                          LogConfig config, Clock clock) {
   SPILLWAY_RETURN_IF_ERROR(config.validate());
   std::unique_ptr<PartitionLog> log(new PartitionLog(fs, std::move(dir), config, std::move(clock)));
-  SPILLWAY_RETURN_IF_ERROR(log->recover());
+  SPILLWAY_RETURN_IF_ERROR(log->recover(/*defer_dir_sync=*/false));
   return log;
 }
 
-Status PartitionLog::recover() {
+std::vector<Result<std::unique_ptr<PartitionLog>>> PartitionLog::open_many(
+    FileSystem& fs, const std::vector<std::string>& dirs, const LogConfig& config, unsigned threads,
+    Clock clock) {
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<Result<std::unique_ptr<PartitionLog>>> out;
+  out.reserve(dirs.size());
+  Status valid = config.validate();
+  for (std::size_t i = 0; i < dirs.size(); ++i) {
+    if (!valid.ok()) {
+      out.emplace_back(valid);
+    } else {
+      out.emplace_back(std::unique_ptr<PartitionLog>(new PartitionLog(fs, dirs[i], config, clock)));
+    }
+  }
+  if (!valid.ok()) return out;
+  // Each pass hands out indices from a shared counter; a log is touched by
+  // one thread at a time, and a pass ends (join) before the next begins.
+  auto run = [&](const std::function<Status(PartitionLog&)>& step) {
+    std::atomic<std::size_t> next{0};
+    auto work = [&] {
+      for (std::size_t i; (i = next.fetch_add(1)) < out.size();) {
+        if (!out[i].ok()) continue;
+        if (Status st = step(**out[i]); !st.ok()) out[i] = std::move(st);
+      }
+    };
+    const unsigned n =
+        static_cast<unsigned>(std::clamp<std::size_t>(out.size(), 1, std::max(1u, threads)));
+    std::vector<std::thread> pool;
+    for (unsigned t = 1; t < n; ++t) pool.emplace_back(work);
+    work();
+    for (std::thread& t : pool) t.join();
+  };
+  run([](PartitionLog& log) { return log.recover(/*defer_dir_sync=*/true); });
+  // Every log's directory changes were made above, so the journal commits
+  // them in few transactions; most of these fsyncs find theirs committed.
+  run([](PartitionLog& log) { return log.sync_open_changes(); });
+
+  std::size_t opened = 0, corrupt = 0, synced = 0;
+  uint64_t checked = 0;
+  for (const auto& log : out) {
+    if (!log.ok()) continue;
+    ++opened;
+    corrupt += (*log)->corrupt() ? 1 : 0;
+    synced += (*log)->open_synced_tail_ ? 1 : 0;
+    checked += (*log)->open_checked_bytes_;
+  }
+  const auto ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0)
+          .count();
+  if (!dirs.empty()) {
+    spdlog::info(
+        "opened {} of {} partition log(s) in {} ms on {} thread(s): {} byte(s) checked, {} "
+        "unsynced tail(s) synced, {} corrupt",
+        opened, dirs.size(), ms, std::clamp<std::size_t>(dirs.size(), 1, std::max(1u, threads)),
+        checked, synced, corrupt);
+  }
+  return out;
+}
+
+Status PartitionLog::sync_open_changes() {
+  if (!open_dir_sync_pending_) return Status::Ok();
+  SPILLWAY_RETURN_IF_ERROR(fs_.sync_dir(dir_));
+  open_dir_sync_pending_ = false;
+  return Status::Ok();
+}
+
+Status PartitionLog::before_first_write() {
+  if (clean_marker_left_) {
+    SPILLWAY_RETURN_IF_ERROR(fs_.remove(dir_ + kCleanShutdownMarker));
+    clean_marker_left_ = false;
+    open_dir_sync_pending_ = true;
+  }
+  return sync_open_changes();
+}
+
+Status PartitionLog::recover(bool defer_dir_sync) {
   SPILLWAY_RETURN_IF_ERROR(fs_.create_dirs(dir_));
   // Before anything looks at the files: they are as the cut left them.
   SPILLWAY_RETURN_IF_ERROR(finish_interrupted_truncation());
@@ -71,8 +150,8 @@ Status PartitionLog::recover() {
     if (from.segment < 0) {
       spdlog::info("partition log {}: no verified point; checking every batch", dir_);
     } else {
-      spdlog::info("partition log {}: checking the batches after byte {} of segment {}", dir_,
-                   from.position, from.segment);
+      spdlog::debug("partition log {}: checking the batches after byte {} of segment {}", dir_,
+                    from.position, from.segment);
     }
   }
   std::vector<SegmentScan> scans(bases.size());
@@ -87,6 +166,7 @@ Status PartitionLog::recover() {
       spdlog::error("partition log {}: segment {} has {} bytes, fewer than the {} verified before",
                     dir_, Segment::log_path(dir_, bases[i]), (*seg)->size(), from.position);
     }
+    open_checked_bytes_ += (*seg)->size() - scans[i].verified_before;
     segments_.push_back(std::move(*seg));
   }
 
@@ -129,6 +209,9 @@ Status PartitionLog::recover() {
     Corruption c = std::move(found.front());
     c.other_ranges = found.size() - 1 + (cut != nullptr ? 1 : 0);
     enter_corrupt(std::move(c), -1, 0);
+    // The files stay as found, the marker too; before_first_write() removes
+    // it should the log be written again (discard_from_damage()).
+    clean_marker_left_ = clean;
     next_offset_ = segments_.back()->next_offset();
     durable_offset_ = next_offset_;
     last_flush_ms_ = now;
@@ -156,35 +239,61 @@ Status PartitionLog::recover() {
     SPILLWAY_RETURN_IF_ERROR(fs_.remove(dir_ + kCorruptMarker));
     dir_changed = true;
   }
-  if (segments_.empty()) {
+  const bool created = segments_.empty();
+  if (created) {
     Result<std::unique_ptr<Segment>> seg = Segment::create(fs_, dir_, 0, config_, now);
     if (!seg.ok()) return std::move(seg).take_status();
     segments_.push_back(std::move(*seg));
     dir_changed = true;
   }
   segments_.back()->reserve_index_for_appends();
+  const LogPosition end{segments_.back()->base_offset(), segments_.back()->size()};
+  const bool verified_at_end = verified && !damaged_at && !(*verified < end) && !(end < *verified);
   // Whatever survived a process crash sits in the page cache; sync it so
-  // durable_offset() can honestly start at the end.
-  SPILLWAY_RETURN_IF_ERROR(segments_.back()->sync_all());
+  // durable_offset() can honestly start at the end. Two cases need no sync,
+  // since nothing can be in the page cache that is not on disk (a cut, and
+  // an index rewritten above, were synced by finish_recovery()):
+  //  * a clean stop: close() synced the active segment (log data, then the
+  //    index) and only then created the marker; a closed log is written by
+  //    nobody, and the marker goes, durably, before the next write
+  //    (before_first_write());
+  //  * the verified point is the end of the log: every writer of it made the
+  //    bytes before it durable first (this open below, after its sync; the
+  //    check of sealed segments, which were synced when they rolled;
+  //    truncate_to(), which syncs what it keeps; repair, which syncs the
+  //    last segment), and nothing was written after it since.
+  // A created segment is empty: its existence is the directory's fsync.
+  if (!clean && !verified_at_end && !created) {
+    SPILLWAY_RETURN_IF_ERROR(segments_.back()->sync_all());
+    open_synced_tail_ = true;
+  }
   if (clean) {
-    // Removed before any append so that a crash from now on is noticed.
+    // Removed before any append so that a crash from now on is noticed
+    // (durably: the directory fsync below, or before_first_write()).
     SPILLWAY_RETURN_IF_ERROR(fs_.remove(marker));
     dir_changed = true;
   }
   // Everything up to the end has now been checked (or was before).
-  const std::string verified_path = dir_ + kVerifiedMarker;
-  dir_changed = dir_changed || !verified;
-  verified_segment_ = segments_.back()->base_offset();
-  verified_position_ = segments_.back()->size();
-  SPILLWAY_RETURN_IF_ERROR(
-      write_log_position(fs_, verified_path, {verified_segment_, verified_position_}));
-  if (dir_changed) SPILLWAY_RETURN_IF_ERROR(fs_.sync_dir(dir_));
+  verified_segment_ = end.segment;
+  verified_position_ = end.position;
+  if (!verified_at_end) {
+    // A .verified that already names the end is not written again: it was
+    // synced by whoever wrote it (write_log_position), and a copy that a
+    // crash caught between its write and its sync can only lose this
+    // position to an older one, which costs a longer check, no trust.
+    dir_changed = dir_changed || !verified;
+    SPILLWAY_RETURN_IF_ERROR(write_log_position(fs_, dir_ + kVerifiedMarker, end));
+  }
+  if (dir_changed) {
+    open_dir_sync_pending_ = true;
+    if (!defer_dir_sync) SPILLWAY_RETURN_IF_ERROR(sync_open_changes());
+  }
   next_offset_ = segments_.back()->next_offset();
   durable_offset_ = next_offset_;
   writeback_requested_ = segments_.back()->size();  // recovered bytes are synced
   last_flush_ms_ = now;
-  spdlog::info("partition log {}: opened {} segment(s), offsets [{}, {})", dir_, segments_.size(),
-               log_start_offset().value(), next_offset_);
+  spdlog::debug("partition log {}: opened {} segment(s), offsets [{}, {})", dir_, segments_.size(),
+                log_start_offset().value(), next_offset_);
   return Status::Ok();
 }
 

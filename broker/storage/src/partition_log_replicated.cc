@@ -53,6 +53,10 @@ Result<AppendResult> PartitionLog::append_replicated(std::span<const std::byte> 
   if (corrupt()) return corrupt_error();
   Result<AppendResult> range = check_replicated(batches);
   if (!range.ok()) return range;
+  if (Status st = before_first_write(); !st.ok()) {
+    enter_read_only(st);
+    return st;
+  }
   const int64_t now = clock_();
   std::size_t pos = 0;
   while (pos < batches.size()) {

@@ -103,6 +103,7 @@ Status PartitionLog::cut_log(int64_t segment, uint64_t position, int64_t new_end
     enter_read_only(st);
     return st;
   };
+  if (Status st = before_first_write(); !st.ok()) return fail(st);
   auto kept = std::find_if(segments_.begin(), segments_.end(),
                            [&](const auto& s) { return s->base_offset() == segment; });
   // What is kept must be durable before the marker says the cut happened;

@@ -209,6 +209,10 @@ Result<RepairReport> repair_partition_log(FileSystem& fs, const std::string& dir
     if (!log.ok()) return std::move(log).take_status();
     Result<uint64_t> size = (*log)->size();
     if (!size.ok()) return std::move(size).take_status();
+    // Bytes before a verified point are durable (docs/log-storage.md): an
+    // open that finds the point at the end of the log does not sync it. The
+    // last segment may still hold the unsynced tail of a crash.
+    SPILLWAY_RETURN_IF_ERROR((*log)->sync_data());
     SPILLWAY_RETURN_IF_ERROR(
         write_log_position(fs, dir + kVerifiedMarker, LogPosition{last_base, *size}));
   }

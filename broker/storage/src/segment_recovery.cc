@@ -155,6 +155,7 @@ Result<std::unique_ptr<Segment>> Segment::open(FileSystem& fs, const std::string
       if (!lined_up.ok()) return std::move(lined_up).take_status();
       if (*lined_up) {
         SPILLWAY_RETURN_IF_ERROR(seg->verify_from(trusted, seg->next_offset_, scan));
+        seg->keep_matching_index(*scan);
         return seg;
       }
       spdlog::warn(
@@ -170,7 +171,21 @@ Result<std::unique_ptr<Segment>> Segment::open(FileSystem& fs, const std::string
   seg->index_dirty_ = true;
   seg->bytes_since_index_ = 0;
   SPILLWAY_RETURN_IF_ERROR(seg->verify_from(0, base_offset, scan));
+  seg->keep_matching_index(*scan);
   return seg;
+}
+
+void Segment::keep_matching_index(const SegmentScan& scan) {
+  // The entries for the bytes checked now are rebuilt by the check; after a
+  // clean stop the file already holds them (close() persisted and synced
+  // them), and rewriting and syncing it again would cost an fsync per
+  // partition that was written to. After a crash the open syncs the index
+  // with the log (PartitionLog::recover), whatever is decided here.
+  if (!index_dirty_ || !scan.damage.empty()) return;
+  OffsetIndex on_disk(base_offset_);
+  if (!on_disk.load(*index_file_, size_).ok() || !on_disk.same_entries(index_)) return;
+  index_.mark_persisted();
+  index_dirty_ = false;
 }
 
 Result<bool> Segment::walk_trusted(uint64_t limit) {

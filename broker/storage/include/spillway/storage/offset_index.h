@@ -58,6 +58,16 @@ class OffsetIndex {
   // Rewrites `file` to hold exactly the in-memory entries.
   Status rewrite(File& file);
 
+  // True iff both hold the same entries.
+  bool same_entries(const OffsetIndex& other) const;
+
+  // Declares that the file holds exactly the in-memory entries (they were
+  // compared with it): persist() then writes only later ones.
+  void mark_persisted() {
+    persisted_ = entries_.size();
+    file_has_stale_tail_ = false;
+  }
+
   // Reserves room for `entries` entries.
   void reserve(std::size_t entries) { entries_.reserve(entries); }
 

@@ -129,6 +129,18 @@ class PartitionLog {
                                                     LogConfig config,
                                                     Clock clock = &system_clock_ms);
 
+  // open() of every directory in `dirs` on up to `threads` threads; result
+  // i is dirs[i]'s. Each open leaves its directory fsync (the removed
+  // clean-shutdown marker, a new .verified) for a second pass that runs
+  // once every log is open, so that those fsyncs find their changes
+  // already committed together by the journal instead of committing one
+  // transaction each (docs/log-storage.md, "Opening many logs"). A log
+  // whose fsync fails is returned as that error instead. Logs one info line
+  // for all of them; the per-log lines are debug. `fs` must be thread-safe.
+  static std::vector<Result<std::unique_ptr<PartitionLog>>> open_many(
+      FileSystem& fs, const std::vector<std::string>& dirs, const LogConfig& config,
+      unsigned threads, Clock clock = &system_clock_ms);
+
   // Does not write the clean-shutdown marker: destroying an unclosed log is
   // what a crash looks like to the next open().
   ~PartitionLog();
@@ -288,7 +300,17 @@ class PartitionLog {
 
  private:
   PartitionLog(FileSystem& fs, std::string dir, LogConfig config, Clock clock);
-  Status recover();
+  // Recovery (partition_log_open.cc). With `defer_dir_sync` the fsync of
+  // the directory it changed is left to sync_open_changes() (open_many).
+  Status recover(bool defer_dir_sync);
+  // Makes the directory changes of the open durable, if still pending.
+  Status sync_open_changes();
+  // Called before anything new is written to the log (append,
+  // append_replicated, a truncation): the clean-shutdown marker found at
+  // open must be gone, durably, before then, or a crash after the write
+  // would look like a clean stop to the next open (which then trusts the
+  // tail as synced and judges a torn write as decay).
+  Status before_first_write();
   // Enters the corrupt state (the first time only): logs `c`, keeps it, and
   // unless `mark_segment` < 0 records (mark_segment, mark_position) in the
   // corruption marker so the next open checks from there and cuts nothing.
@@ -333,6 +355,15 @@ class PartitionLog {
   uint64_t truncations_ = 0;
   std::shared_ptr<VerifiedPointFence> fence_ = std::make_shared<VerifiedPointFence>();
   bool closed_ = false;
+  // The directory changes of the open (removed markers, created files) are
+  // not yet fsynced: open_many() does it for all logs together.
+  bool open_dir_sync_pending_ = false;
+  // The clean-shutdown marker of the last stop is still there: a log that
+  // opened corrupt keeps it until its first write.
+  bool clean_marker_left_ = false;
+  // What the open did, for open_many()'s summary.
+  uint64_t open_checked_bytes_ = 0;
+  bool open_synced_tail_ = false;
 };
 
 }  // namespace spillway::storage

@@ -135,6 +135,9 @@ class Segment {
   // they end exactly at `limit` (and restores missing index entries).
   Result<bool> walk_trusted(uint64_t limit);
   Status verify_from(uint64_t position, int64_t expected, SegmentScan* scan);
+  // After the check of an undamaged segment: when the index built from it
+  // is the one in the file, the file needs no rewrite (and no sync).
+  void keep_matching_index(const SegmentScan& scan);
 
   FileSystem& fs_;
   std::string dir_;
