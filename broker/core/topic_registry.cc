@@ -26,6 +26,9 @@ bool is_deletion_mark(std::string_view entry) {
   return entry.starts_with(kDeletionMark) || entry.starts_with(kLegacyDeletionMark);
 }
 
+// Threads that open a topic's partition logs (PartitionLog::open_many).
+constexpr unsigned kOpenThreads = 4;
+
 std::chrono::milliseconds tick_period(const BrokerConfig& config) {
   return std::chrono::milliseconds(std::clamp<int64_t>(config.flush_interval_ms / 2, 10, 1000));
 }
@@ -117,11 +120,18 @@ Result<std::shared_ptr<Topic>> TopicRegistry::open_topic(const std::string& name
   }
   Result<storage::LogConfig> log_config = log_config_for(config);
   if (!log_config.ok()) return log_config.status();
-  for (int32_t p = 0; p < config.partitions; ++p) {
-    Result<std::unique_ptr<storage::PartitionLog>> log =
-        storage::PartitionLog::open(fs_, dir + "/" + std::to_string(p), *log_config);
+  std::vector<std::string> dirs;
+  for (int32_t p = 0; p < config.partitions; ++p) dirs.push_back(dir + "/" + std::to_string(p));
+  // A few threads: the opens wait mostly on fsyncs, which the journal then
+  // commits together, and check what was written since the last start on
+  // every core (docs/log-storage.md, "Opening many logs").
+  std::vector<Result<std::unique_ptr<storage::PartitionLog>>> logs =
+      storage::PartitionLog::open_many(fs_, dirs, *log_config, kOpenThreads);
+  for (auto& log : logs) {
     if (!log.ok()) return log.status();
-    topic->partitions.push_back(make_partition(*topic, PartitionId(p), std::move(*log)));
+  }
+  for (int32_t p = 0; p < config.partitions; ++p) {
+    topic->partitions.push_back(make_partition(*topic, PartitionId(p), std::move(*logs[p])));
   }
   return topic;
 }
