@@ -12,10 +12,16 @@
 #      connection while they are open;
 #  (c) start-up time (exec to the "listening" log line) with the largest
 #      topic after a clean stop and after kill -9.
-#  (d) is not here yet: consuming a topic larger than the free page cache.
+#  (d) consume throughput of a topic read cold from the disk: COLD_MIB
+#      (4,096) of 1 KiB records are written, the broker is stopped, the page
+#      cache dropped (this machine has more free memory than disk bandwidth
+#      makes a several-times-larger topic practical to write), the broker
+#      restarted and the topic consumed from its start; beside it, the same
+#      segment files read sequentially with dd after the cache is dropped
+#      again. Needs root (/proc/sys/vm/drop_caches); says so otherwise.
 #
 #   bench/scale/run.sh [BUILD_DIR]
-#   PARTITIONS="1 100 1000 10000" SECS=3 IDLE_CONNECTIONS=10000 bench/scale/run.sh
+#   PARTITIONS="1 100 1000 10000" SECS=3 IDLE_CONNECTIONS=10000 COLD_MIB=4096 bench/scale/run.sh
 #
 # A step that fails (a topic the broker cannot create, a refused connection)
 # is printed as failed with the broker's own words and the run goes on.
@@ -26,6 +32,7 @@ build=${1:-build/release}
 PARTITIONS=${PARTITIONS:-"1 100 1000 10000"}
 SECS=${SECS:-3}
 IDLE_CONNECTIONS=${IDLE_CONNECTIONS:-10000}
+COLD_MIB=${COLD_MIB:-4096}
 broker_bin="$build/broker/spillway-broker"
 cli="$build/client/spillway"
 [[ -x "$broker_bin" && -x "$cli" ]] || { echo "usage: $0 [BUILD_DIR] (needs broker/spillway-broker and client/spillway)" >&2; exit 2; }
@@ -132,3 +139,31 @@ fi
 kill "$holder" 2>/dev/null || true
 holder=""
 stop_broker TERM
+broker_flags=()
+
+echo
+echo "(d) consume ${COLD_MIB} MiB of 1 KiB records read cold from the disk"
+drop_caches() { sync && echo 3 >/proc/sys/vm/drop_caches 2>/dev/null; }
+if ! drop_caches; then
+  echo "  skipped: cannot drop the page cache here (needs root and a writable /proc/sys/vm)"
+  exit 0
+fi
+count=$((COLD_MIB * 1024))
+start_broker "$work/cold" "$work/cold.log"
+"$cli" topic create cold --broker "127.0.0.1:$port" >/dev/null
+"$cli" perf produce -b "127.0.0.1:$port" -t cold --size 1024 -n "$count" >/dev/null
+stop_broker TERM
+drop_caches
+start_broker "$work/cold" "$work/cold.restart.log"
+t0=$(now_ms)
+"$cli" perf consume -b "127.0.0.1:$port" -t cold -n "$count" >"$work/cold.consume" 2>&1
+consume_ms=$(($(now_ms) - t0))
+stop_broker TERM
+log_bytes=$(cat "$work"/cold/topics/cold/0/*.log | wc -c)
+drop_caches
+t0=$(now_ms)
+for f in "$work"/cold/topics/cold/0/*.log; do dd if="$f" of=/dev/null bs=1M status=none; done
+read_ms=$(($(now_ms) - t0))
+awk -v b="$log_bytes" -v c="$consume_ms" -v r="$read_ms" 'BEGIN {
+  printf "  broker consume: %.0f MB/s of log (%.1f s, client start-up included); dd of the same files: %.0f MB/s; ratio %.2f\n",
+    b / c / 1000, c / 1000, b / r / 1000, (b / c) / (b / r) }'

@@ -8,6 +8,7 @@
 #include <asio/post.hpp>
 #include <asio/read.hpp>
 #include <asio/write.hpp>
+#include <cstring>
 
 #include "spillway/common/buffer_pool.h"
 
@@ -47,6 +48,7 @@ Session::Session(asio::ip::tcp::socket socket, asio::ip::address address, Sessio
 
 Session::~Session() {
   free_body();
+  release_inbox();
   host_.sessions.erase(this);
   if (!evicted_) host_.limits->release(address_);
   spdlog::debug("connection from {} closed", peer_);
@@ -238,6 +240,21 @@ void Session::set_read_state(ReadState next) {
 }
 
 void Session::read_header() {
+  // Called again from inside the loop (a frame dispatched, the next one
+  // wanted): the loop takes it, so a full inbox never deepens the stack.
+  if (in_read_loop_) {
+    read_again_ = true;
+    return;
+  }
+  in_read_loop_ = true;
+  do {
+    read_again_ = false;
+    next_frame();
+  } while (read_again_);
+  in_read_loop_ = false;
+}
+
+void Session::next_frame() {
   if (read_ == ReadState::kDone) return;
   if (stopping_) {
     reader_done();
@@ -249,25 +266,73 @@ void Session::read_header() {
     set_read_state(ReadState::kRingFull);
     return;
   }
+  if (inbox_bytes() >= header_bytes_.size()) {
+    std::memcpy(header_bytes_.data(), inbox_ + inbox_begin_, header_bytes_.size());
+    inbox_begin_ += header_bytes_.size();
+    on_header();
+    return;
+  }
   set_read_state(ReadState::kHeader);
-  asio::async_read(
-      stream_, asio::buffer(header_bytes_),
+  fill_inbox();
+}
+
+void Session::fill_inbox() {
+  if (inbox_ == nullptr) {
+    std::span<std::byte> rented = BufferPool::global().rent(kInboxBytes);
+    if (rented.empty()) {
+      spdlog::error("connection from {}: no memory for its read buffer; closing it", peer_);
+      set_read_state(ReadState::kBetween);
+      reader_done();
+      return;
+    }
+    inbox_ = rented.data();
+    inbox_begin_ = inbox_end_ = 0;
+  } else if (inbox_begin_ > 0) {
+    // The part of a frame received so far moves to the front (a few bytes:
+    // a header, or a body that fits the inbox).
+    std::memmove(inbox_, inbox_ + inbox_begin_, inbox_bytes());
+    inbox_end_ -= inbox_begin_;
+    inbox_begin_ = 0;
+  }
+  stream_.async_read_some(
+      asio::buffer(inbox_ + inbox_end_, kInboxBytes - inbox_end_),
       bind_memory(
           read_memory_,
-          [self = shared_from_this()](const asio::error_code& ec, size_t) { self->on_header(ec); },
+          [self = shared_from_this()](const asio::error_code& ec, size_t n) {
+            self->on_inbox(ec, n);
+          },
           stop_reading_.slot()));
 }
 
-void Session::on_header(const asio::error_code& ec) {
-  set_read_state(ReadState::kBetween);
-  last_read_ = std::chrono::steady_clock::now();
+void Session::on_inbox(const asio::error_code& ec, size_t n) {
+  const bool body = read_ == ReadState::kBody;
   if (ec) {
+    set_read_state(ReadState::kBetween);
+    if (body) memory_.release(std::exchange(body_charge_, 0));
     if (ec != asio::error::eof && ec != asio::error::operation_aborted) {
       spdlog::debug("connection from {}: read failed: {}", peer_, ec.message());
     }
     reader_done();
     return;
   }
+  inbox_end_ += n;
+  last_read_ = std::chrono::steady_clock::now();
+  set_read_state(ReadState::kBetween);
+  if (body) {
+    read_body();
+  } else {
+    read_header();
+  }
+}
+
+void Session::release_inbox() {
+  if (inbox_ != nullptr) BufferPool::global().give_back(inbox_);
+  inbox_ = nullptr;
+  inbox_begin_ = inbox_end_ = 0;
+}
+
+void Session::on_header() {
+  set_read_state(ReadState::kBetween);
   Status st = frame::decode_request_header(header_bytes_, host_.max_frame_bytes, &header_);
   if (!st.ok()) {
     // The body's length cannot be trusted (or is too large to read), so the
@@ -360,18 +425,36 @@ void Session::read_body() {
     reader_done();
     return;
   }
+  const size_t n = header_.body_bytes;
+  if (inbox_bytes() >= n) {
+    body_in_inbox_ = true;
+    on_body(asio::error_code());
+    return;
+  }
   set_read_state(ReadState::kBody);
+  if (n <= kInboxBytes) {
+    fill_inbox();  // on_inbox() comes back here
+    return;
+  }
+  // Larger than the inbox: what arrived with the header is copied, the rest
+  // is read straight into the body's own buffer.
+  std::byte* body = body_buffer(n);
+  const size_t have = inbox_bytes();
+  std::memcpy(body, inbox_ + inbox_begin_, have);
+  inbox_begin_ = inbox_end_ = 0;
   asio::async_read(
-      stream_, asio::buffer(body_buffer(header_.body_bytes), header_.body_bytes),
+      stream_, asio::buffer(body + have, n - have),
       bind_memory(
           read_memory_,
-          [self = shared_from_this()](const asio::error_code& ec, size_t) { self->on_body(ec); },
+          [self = shared_from_this()](const asio::error_code& ec, size_t) {
+            if (!ec) self->last_read_ = std::chrono::steady_clock::now();
+            self->on_body(ec);
+          },
           stop_reading_.slot()));
 }
 
 void Session::on_body(const asio::error_code& ec) {
   set_read_state(ReadState::kBetween);
-  last_read_ = std::chrono::steady_clock::now();
   const uint64_t charge = std::exchange(body_charge_, 0);
   if (ec) {
     memory_.release(charge);
@@ -379,22 +462,30 @@ void Session::on_body(const asio::error_code& ec) {
     reader_done();
     return;
   }
+  const bool in_inbox = std::exchange(body_in_inbox_, false);
+  const std::byte* body = header_.body_bytes == 0 ? nullptr
+                          : in_inbox              ? inbox_ + inbox_begin_
+                                                  : body_;
   Exchange& exchange = next_exchange();
-  exchange.reset(
-      {.header = header_,
-       .body = std::span<const std::byte>(header_.body_bytes ? body_ : nullptr, header_.body_bytes),
-       .context = host_.context,
-       .keep_alive = shared_from_this(),
-       .on_finished = &Session::on_finished,
-       .owner = this,
-       .memory = &memory_,
-       .charged = charge,
-       .connection_was_empty = body_admitted_empty_,
-       .framing = dispatcher_.framing(header_),
-       .peer = peer_,
-       .security = &security_});
+  exchange.reset({.header = header_,
+                  .body = std::span<const std::byte>(body, header_.body_bytes),
+                  .context = host_.context,
+                  .keep_alive = shared_from_this(),
+                  .on_finished = &Session::on_finished,
+                  .owner = this,
+                  .memory = &memory_,
+                  .charged = charge,
+                  .connection_was_empty = body_admitted_empty_,
+                  .framing = dispatcher_.framing(header_),
+                  .peer = peer_,
+                  .security = &security_});
   dispatcher_.dispatch(exchange);
-  free_body();  // handlers copy what they keep
+  // Handlers copy what they keep.
+  if (in_inbox) {
+    inbox_begin_ += header_.body_bytes;
+  } else {
+    free_body();
+  }
   if (exchange.closes_after_response()) {
     // Read nothing more: the writer closes after this response.
     reader_done();
@@ -406,6 +497,7 @@ void Session::on_body(const asio::error_code& ec) {
 void Session::reader_done() {
   if (read_ == ReadState::kDone) return;
   set_read_state(ReadState::kDone);
+  release_inbox();
   idle_timer_.cancel();
   kick_writer();
 }

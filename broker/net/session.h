@@ -133,7 +133,7 @@ class Session : public std::enable_shared_from_this<Session> {
   // (a written response, memory given back); kDone is final.
   enum class ReadState {
     kBetween,     // between requests (dispatching one), about to read the next
-    kHeader,      // reading a request header
+    kHeader,      // reading (into the inbox) for a request header
     kRingFull,    // every exchange in flight: the writer resumes it
     kOverShare,   // the connection holds its whole memory share: its writes resume it
     kWaitBudget,  // the broker is over its memory budget: memory given back resumes it
@@ -157,9 +157,20 @@ class Session : public std::enable_shared_from_this<Session> {
   void start_handshake(std::chrono::milliseconds timeout);
   void on_handshake(const asio::error_code& ec);
   // Reader: header, then memory for the body, then body, then dispatch;
-  // paused while the ring is full or the budget has no room.
+  // paused while the ring is full or the budget has no room. Headers and
+  // bodies that fit are cut out of the inbox, which one read fills with as
+  // many frames as have arrived (one recv for several small requests,
+  // instead of one for each header and each body). read_header() loops
+  // over the frames already received instead of recursing through them.
   void read_header();
-  void on_header(const asio::error_code& ec);
+  void next_frame();
+  void on_header();
+  // Reads whatever has arrived, up to the inbox's free room, then goes on
+  // with the header or body that needed it (on_inbox).
+  void fill_inbox();
+  void on_inbox(const asio::error_code& ec, size_t n);
+  size_t inbox_bytes() const { return inbox_end_ - inbox_begin_; }
+  void release_inbox();
   // Takes memory for the body from the budget, or starts waiting for it
   // (kOverShare or kWaitBudget). True iff taken.
   bool take_body_memory();
@@ -226,6 +237,17 @@ class Session : public std::enable_shared_from_this<Session> {
   security::ConnectionSecurity security_;
   std::byte* body_ = nullptr;  // pooled, or heap when body_heap_
   std::unique_ptr<std::byte[]> body_heap_;
+  // Received bytes not yet cut into frames: [inbox_begin_, inbox_end_) of a
+  // pooled kInboxBytes buffer, rented at the first read and given back when
+  // the reader is done. A body larger than the inbox is read straight into
+  // its own buffer (body_buffer()) after the part already received.
+  static constexpr size_t kInboxBytes = 4096;
+  std::byte* inbox_ = nullptr;
+  size_t inbox_begin_ = 0;
+  size_t inbox_end_ = 0;
+  bool body_in_inbox_ = false;  // the body being dispatched lies in the inbox
+  bool in_read_loop_ = false;   // read_header() is cutting frames
+  bool read_again_ = false;     // ... and is asked for the next one
   std::vector<asio::const_buffer> write_buffers_;  // reused across responses
 };
 
