@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <utility>
 
 namespace spillway::storage {
 
@@ -16,39 +17,35 @@ class BoundedFile final : public File {
   ~BoundedFile() override { fs_.release(*this); }
 
   Result<std::size_t> write_at(std::span<const std::byte> data, uint64_t offset) override {
-    Result<std::shared_ptr<File>> file = fs_.acquire(*this);
-    if (!file.ok()) return file.status();
-    return (*file)->write_at(data, offset);
+    return with_file([&](File& f) { return f.write_at(data, offset); });
   }
   Result<std::size_t> read_at(std::span<std::byte> out, uint64_t offset) override {
-    Result<std::shared_ptr<File>> file = fs_.acquire(*this);
-    if (!file.ok()) return file.status();
-    return (*file)->read_at(out, offset);
+    return with_file([&](File& f) { return f.read_at(out, offset); });
   }
   Status sync_data() override {
-    Result<std::shared_ptr<File>> file = fs_.acquire(*this);
-    if (!file.ok()) return file.status();
-    return (*file)->sync_data();
+    return with_file([](File& f) { return f.sync_data(); });
   }
   Status start_writeback(uint64_t offset, uint64_t length) override {
-    Result<std::shared_ptr<File>> file = fs_.acquire(*this);
-    if (!file.ok()) return file.status();
-    return (*file)->start_writeback(offset, length);
+    return with_file([&](File& f) { return f.start_writeback(offset, length); });
   }
   Status truncate(uint64_t size) override {
-    Result<std::shared_ptr<File>> file = fs_.acquire(*this);
-    if (!file.ok()) return file.status();
-    return (*file)->truncate(size);
+    return with_file([&](File& f) { return f.truncate(size); });
   }
   Result<uint64_t> size() override {
-    Result<std::shared_ptr<File>> file = fs_.acquire(*this);
-    if (!file.ok()) return file.status();
-    return (*file)->size();
+    return with_file([](File& f) { return f.size(); });
   }
   Status hold_open() override { return fs_.pin(*this); }
 
  private:
   friend class BoundedFileSystem;
+
+  // `op` on the descriptor, held for the call (reopened if evicted).
+  template <typename Op>
+  auto with_file(Op op) -> decltype(op(std::declval<File&>())) {
+    Result<std::shared_ptr<File>> file = fs_.acquire(*this);
+    if (!file.ok()) return file.status();
+    return op(**file);
+  }
 
   BoundedFileSystem& fs_;
   const std::string path_;
@@ -95,25 +92,24 @@ Result<std::shared_ptr<File>> BoundedFileSystem::acquire(BoundedFile& file) {
     }
     return file.open_;
   }
+  SPILLWAY_RETURN_IF_ERROR(reopen_locked(file));
+  link_front_locked(file);
+  return file.open_;
+}
+
+Status BoundedFileSystem::reopen_locked(BoundedFile& file) {
   make_room_locked();
   Result<std::unique_ptr<File>> opened = inner_.open(file.path_, OpenMode::kExisting);
   if (!opened.ok()) return opened.status();
   reopens_.fetch_add(1, std::memory_order_relaxed);
   file.open_ = std::shared_ptr<File>(std::move(*opened));
-  link_front_locked(file);
-  return file.open_;
+  return Status::Ok();
 }
 
 Status BoundedFileSystem::pin(BoundedFile& file) {
   std::lock_guard lock(mu_);
   if (file.pinned_) return Status::Ok();
-  if (!file.open_) {
-    make_room_locked();
-    Result<std::unique_ptr<File>> opened = inner_.open(file.path_, OpenMode::kExisting);
-    if (!opened.ok()) return opened.status();
-    reopens_.fetch_add(1, std::memory_order_relaxed);
-    file.open_ = std::shared_ptr<File>(std::move(*opened));
-  }
+  if (!file.open_) SPILLWAY_RETURN_IF_ERROR(reopen_locked(file));
   if (file.linked_) unlink_locked(file);
   file.pinned_ = true;
   ++pinned_;

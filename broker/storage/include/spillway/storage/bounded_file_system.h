@@ -77,6 +77,8 @@ class BoundedFileSystem final : public FileSystem {
   Status pin(BoundedFile& file);
   // Forgets `file` (its destructor).
   void release(BoundedFile& file);
+  // With mu_ held: opens an evicted `file` by its path again (not linked).
+  Status reopen_locked(BoundedFile& file);
   // With mu_ held: closes least recently used files until one more fits.
   void make_room_locked();
   void link_front_locked(BoundedFile& file);
