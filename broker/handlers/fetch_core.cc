@@ -1,5 +1,5 @@
-// The shared fetch core: reads on owner cores, long poll, verbatim copy of
-// stored batches into the response.
+// The shared fetch core: reads on owner cores, long poll, stored batches
+// copied verbatim into the response or left in their files for sendfile.
 #include "fetch_core.h"
 
 #include <algorithm>
@@ -28,8 +28,26 @@ Status copy_slice(WriteBuffer& out, const storage::FileSlice& slice) {
   return Status::Ok();
 }
 
-Status write_slice(const void* slice, WriteBuffer& out) {
-  return copy_slice(out, *static_cast<const storage::FileSlice*>(slice));
+// Leaves a large slice in its file for the connection to sendfile: the
+// descriptor is held (against the open-file LRU and a segment deleted
+// meanwhile) until the response is written. False when the bytes must be
+// copied instead (TLS, a small slice, a file without a descriptor, a
+// response with all its ranges taken).
+bool place_beside(const FetchCore::Part& part) {
+  Exchange& exchange = *part.exchange;
+  const storage::FileSlice& slice = part.slice;
+  if (!exchange.sends_file_ranges() || slice.length < FetchCore::kMinSendfileBytes) return false;
+  Result<std::shared_ptr<storage::File>> held = storage::hold_descriptor(slice.file);
+  // A failed reopen is left to the copy, which reports it.
+  if (!held.ok() || *held == nullptr) return false;
+  const int fd = (*held)->native_handle();
+  return exchange.add_file_range(fd, slice.position, slice.length, std::move(*held));
+}
+
+Status write_slice(const void* ctx, WriteBuffer& out) {
+  const auto& part = *static_cast<const FetchCore::Part*>(ctx);
+  if (place_beside(part)) return Status::Ok();
+  return copy_slice(out, part.slice);
 }
 
 // A throttled part's read: at most what the throttle grants (its first
@@ -107,7 +125,8 @@ void FetchCore::add_partition(uint32_t topic_index, int32_t partition, int64_t f
             .slice = {},
             .include = false,
             .current_leader_epoch = current_leader_epoch,
-            .leader_epoch = -1};
+            .leader_epoch = -1,
+            .exchange = exchange_};
   const Topic* topic = topics_[topic_index].topic.get();
   if (topic == nullptr) {
     part.code = ErrorCode::kUnknownTopic;
@@ -148,11 +167,12 @@ void FetchCore::add_refused_partition(uint32_t topic_index, int32_t partition, E
                         .slice = {},
                         .include = false,
                         .current_leader_epoch = -1,
-                        .leader_epoch = -1});
+                        .leader_epoch = -1,
+                        .exchange = exchange_});
 }
 
 wire::Records FetchCore::records(const Part& part) {
-  return wire::Records::deferred(part.slice.length, &write_slice, &part.slice);
+  return wire::Records::deferred(part.slice.length, &write_slice, &part);
 }
 
 void FetchCore::start() {

@@ -3,7 +3,9 @@
 // (a waiter on every partition, woken by the next append or durable
 // advance, and a timer for max_wait), the response sized to the memory
 // budget, and the records copied from the segment files straight into the
-// response as it is encoded (pread into the pooled response buffer). Each
+// response as it is encoded (pread into the pooled response buffer), or, on
+// a connection that can send file ranges, left in the file and sent from it
+// with sendfile(2) (Exchange::add_file_range, docs/architecture.md). Each
 // protocol decodes its request into add_topic()/add_partition() and encodes
 // the parts in its own response from its `Encode` callback.
 //
@@ -45,6 +47,11 @@ class FetchCore : public ExchangeState {
   // until written; what they may hold in all is the memory budget's
   // business.
   static constexpr int64_t kMaxResponseBytes = 8 << 20;
+  // Slices shorter than this are copied even where sendfile could send
+  // them: for a few KiB a pread costs about what the extra sendfile call
+  // and the split gather write would, and the copy keeps the response one
+  // write.
+  static constexpr uint64_t kMinSendfileBytes = 16 << 10;
 
   struct Part {
     uint32_t topic;  // index given by add_topic()
@@ -67,6 +74,8 @@ class FetchCore : public ExchangeState {
     // far as the throttle grants; `held` when it granted nothing this time.
     replication::ReplicationThrottle* throttle = nullptr;
     bool held = false;
+    // The request's exchange, where records(part) places a file range.
+    Exchange* exchange = nullptr;
   };
   // Encodes the response into exchange().out(): every part, in order, with
   // records(part) for the included ones.
@@ -114,7 +123,9 @@ class FetchCore : public ExchangeState {
   const std::vector<Part>& parts() const { return parts_; }
   Exchange& exchange() const { return *exchange_; }
   // The RECORDS of an included part: its slice, copied from the segment
-  // file as the response is encoded. Valid during Encode.
+  // file as the response is encoded, or sent from it by sendfile when the
+  // exchange takes file ranges and the slice is at least
+  // kMinSendfileBytes. Valid during Encode.
   static wire::Records records(const Part& part);
 
  private:

@@ -5,6 +5,7 @@
 
 #include "core/scrub_budget.h"
 #include "core/topic_registry.h"
+#include "net/sendfile_writer.h"
 #include "replication/replication_throttle.h"
 #include "spillway/common/frame.h"
 #include "spillway/common/kafka/api_keys.h"
@@ -222,6 +223,15 @@ std::string Metrics::render(const TopicRegistry& topics, const NetworkGauges& ne
             "means the busy files outnumber the bound.",
             log_files_->reopens());
   }
+  const SendfileCounters& sendfile = SendfileCounters::global();
+  counter(out, "spillway_fetch_sendfile_bytes_total",
+          "Fetched record bytes sent from the segment files with sendfile, without a copy "
+          "(plaintext connections, slices of 16 KiB and more).",
+          sendfile.bytes.load(std::memory_order_relaxed));
+  counter(out, "spillway_fetch_sendfile_cut_short_total",
+          "Connections closed because a segment file ended inside a fetch response being sent "
+          "by sendfile (the log was truncated after the read).",
+          sendfile.cut_short.load(std::memory_order_relaxed));
   const ScrubBudget& scrub = ScrubBudget::global();
   counter(out, "spillway_scrubbed_bytes_total",
           "Bytes of sealed segments the scrubber re-read and checked.", scrub.scrubbed_bytes());

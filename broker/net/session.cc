@@ -189,7 +189,15 @@ void Session::free_body() {
 
 Exchange& Session::next_exchange() {
   std::unique_ptr<Exchange>& slot = ring_[(head_ + in_flight_) % ring_.size()];
-  if (!slot) slot = std::make_unique<Exchange>();
+  if (!slot) {
+    slot = std::make_unique<Exchange>();
+    // Fetch data goes out by sendfile where no user-space encryption is in
+    // the way (the stream is settled before the first request).
+    if (!stream_.tls()) {
+      SendfileWriter::ignore_sigpipe();
+      slot->set_sends_file_ranges(true);
+    }
+  }
   ++in_flight_;
   return *slot;
 }
@@ -523,10 +531,12 @@ void Session::kick_writer() {
   if (write_buffers_.capacity() == 0) write_buffers_.reserve(kMaxBuffersPerWrite + 8);
   write_buffers_.clear();
   size_t exchanges = 0;
+  bool files = false;  // some response holds file ranges
   while (exchanges < in_flight_) {
     Exchange& e = *ring_[(head_ + exchanges) % ring_.size()];
     if (!e.finished()) break;
     std::span<const iovec> segments = e.frame_segments();
+    files = files || !e.file_ranges().empty();
     if (e.without_response()) {
       // Nothing to write for it (Kafka acks=0); it is recycled with the
       // ones written around it (an empty write completes at once).
@@ -548,12 +558,65 @@ void Session::kick_writer() {
     ++exchanges;
   }
   write_ = WriteState::kWriting;
+  if (files) {
+    send_with_files(exchanges);
+    return;
+  }
   // A span, not the vector: the write operation copies its buffer sequence.
   asio::async_write(stream_, std::span<const asio::const_buffer>(write_buffers_),
                     bind_memory(write_memory_, [self = shared_from_this(), exchanges](
                                                    const asio::error_code& ec, size_t) {
                       self->on_written(ec, exchanges);
                     }));
+}
+
+void Session::send_with_files(size_t exchanges) {
+  sendfile_writer_.clear();
+  for (size_t i = 0; i < exchanges; ++i) {
+    Exchange& e = *ring_[(head_ + i) % ring_.size()];
+    if (!e.without_response()) sendfile_writer_.add(e.frame_segments(), e.file_ranges());
+  }
+  continue_with_files(exchanges);
+}
+
+void Session::continue_with_files(size_t exchanges) {
+  const int socket = stream_.socket().native_handle();
+  switch (sendfile_writer_.write(socket)) {
+    case SendfileWriter::Outcome::kDone:
+      // Completed as asio's writes do, never inside the call that started
+      // it: on_written() may start the next write.
+      asio::post(stream_.get_executor(),
+                 bind_memory(write_memory_, [self = shared_from_this(), exchanges] {
+                   self->on_written(asio::error_code(), exchanges);
+                 }));
+      return;
+    case SendfileWriter::Outcome::kWouldBlock:
+      stream_.socket().async_wait(
+          asio::socket_base::wait_write,
+          bind_memory(write_memory_,
+                      [self = shared_from_this(), exchanges](const asio::error_code& ec) {
+                        if (ec) {
+                          self->on_written(ec, exchanges);
+                        } else {
+                          self->continue_with_files(exchanges);
+                        }
+                      }));
+      return;
+    case SendfileWriter::Outcome::kFailed:
+      on_written(asio::error_code(sendfile_writer_.error(), asio::error::get_system_category()),
+                 exchanges);
+      return;
+    case SendfileWriter::Outcome::kFileCutShort:
+      // The frame's length is on the wire and its bytes are gone: only
+      // closing the connection keeps the client from reading wrong bytes.
+      SendfileCounters::global().cut_short.fetch_add(1, std::memory_order_relaxed);
+      spdlog::warn(
+          "connection from {}: a segment file ended inside a fetch response being sent (the "
+          "log was truncated meanwhile); closing the connection",
+          peer_);
+      on_written(asio::error::make_error_code(asio::error::connection_aborted), exchanges);
+      return;
+  }
 }
 
 void Session::on_written(const asio::error_code& ec, size_t exchanges) {

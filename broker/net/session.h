@@ -40,6 +40,7 @@
 #include "connection_limits.h"
 #include "connection_stream.h"
 #include "handler_memory.h"
+#include "sendfile_writer.h"
 #include "spillway/common/log.h"
 
 namespace spillway::broker {
@@ -189,6 +190,12 @@ class Session : public std::enable_shared_from_this<Session> {
   // nothing is in flight.
   void kick_writer();
   void on_written(const asio::error_code& ec, size_t exchanges);
+  // The gather write of kick_writer() for a batch in which some response
+  // holds file ranges (plaintext only): sendmsg and sendfile through
+  // sendfile_writer_, waiting for writability whenever the socket is full,
+  // then on_written().
+  void send_with_files(size_t exchanges);
+  void continue_with_files(size_t exchanges);
   // Ends the connection once every response is written: FIN first, then
   // input is read and discarded until the client closes or kLingerTime
   // passes, and only then the socket is closed. Closing a socket with unread
@@ -249,6 +256,7 @@ class Session : public std::enable_shared_from_this<Session> {
   bool in_read_loop_ = false;   // read_header() is cutting frames
   bool read_again_ = false;     // ... and is asked for the next one
   std::vector<asio::const_buffer> write_buffers_;  // reused across responses
+  SendfileWriter sendfile_writer_;                 // reused across responses
 };
 
 }  // namespace spillway::broker

@@ -35,6 +35,7 @@ size_t header_bytes(Exchange::Framing framing) {
 
 void Exchange::reset(Start start) noexcept {
   out_.release();
+  drop_file_ranges();
   assert(charged_ == 0);  // recycle() gave back the previous request's bytes
   memory_ = start.memory;
   charged_ = start.memory != nullptr ? start.charged : 0;
@@ -67,11 +68,14 @@ void Exchange::finish(const Status& status) noexcept {
   assert(!finished_);
   finished_ = true;
   body_ = {};
-  const bool fits = out_.bytes_written() - frame::kLengthBytes <= INT32_MAX;
+  // The file ranges are part of the frame, sent between out()'s bytes.
+  const uint64_t frame_bytes = out_.bytes_written() + file_bytes_;
+  const bool fits = frame_bytes - frame::kLengthBytes <= INT32_MAX;
+  if (!status.ok() || !fits) drop_file_ranges();
   if (framing_ != Framing::kNative) {
     if (status.ok() && fits) {
       std::array<std::byte, 9> header{};  // the tag buffer, if any, is empty: 0
-      store_be<uint32_t>(header.data(), static_cast<uint32_t>(out_.bytes_written() - 4));
+      store_be<uint32_t>(header.data(), static_cast<uint32_t>(frame_bytes - 4));
       store_be<int32_t>(header.data() + 4, header_.correlation_id);
       out_.overwrite(0, std::span(header).first(header_bytes(framing_)));
     } else {
@@ -79,9 +83,8 @@ void Exchange::finish(const Status& status) noexcept {
     }
   } else if (status.ok() && fits) {
     std::array<std::byte, frame::kResponseHeaderBytes> header;
-    frame::ResponseHeader h{
-        header_.correlation_id, ErrorCode::kOk,
-        static_cast<uint32_t>(out_.bytes_written() - frame::kResponseHeaderBytes)};
+    frame::ResponseHeader h{header_.correlation_id, ErrorCode::kOk,
+                            static_cast<uint32_t>(frame_bytes - frame::kResponseHeaderBytes)};
     frame::encode_response_header(h, header);
     out_.overwrite(0, header);
   } else {
@@ -111,6 +114,7 @@ void Exchange::finish_without_response() noexcept {
   without_response_ = true;
   body_ = {};
   out_.release();
+  drop_file_ranges();
   notify_finished();
 }
 
@@ -132,8 +136,28 @@ void Exchange::settle_response_bytes(uint64_t granted, uint64_t used) noexcept {
   }
 }
 
+bool Exchange::add_file_range(int fd, uint64_t position, uint64_t length,
+                              std::shared_ptr<const void> hold) noexcept {
+  if (!sends_file_ranges_ || file_ranges_.size() >= kMaxFileRanges) return false;
+  // Once per exchange; the vector never grows past it.
+  if (file_ranges_.capacity() < kMaxFileRanges) file_ranges_.reserve(kMaxFileRanges);
+  file_ranges_.push_back({.at = out_.bytes_written(),
+                          .fd = fd,
+                          .position = position,
+                          .length = length,
+                          .hold = std::move(hold)});
+  file_bytes_ += length;
+  return true;
+}
+
+void Exchange::drop_file_ranges() noexcept {
+  file_ranges_.clear();  // lets go of the descriptors
+  file_bytes_ = 0;
+}
+
 void Exchange::recycle() noexcept {
   out_.release();
+  drop_file_ranges();
   if (memory_ != nullptr && charged_ > 0) memory_->release(charged_);
   charged_ = 0;
   keep_alive_.reset();

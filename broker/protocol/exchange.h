@@ -18,6 +18,7 @@
 #include <memory>
 #include <span>
 #include <string_view>
+#include <vector>
 
 #include "memory_budget.h"
 #include "spillway/common/frame.h"
@@ -155,8 +156,40 @@ class Exchange {
   bool finished() const noexcept { return finished_; }
   // After finish_without_response(): there is no frame to write.
   bool without_response() const noexcept { return without_response_; }
-  // After finish(): the frame, as iovecs for a gather write.
+  // After finish(): the frame's bytes held in memory, as iovecs for a
+  // gather write; file_ranges() go between them.
   std::span<const iovec> frame_segments() noexcept { return out_.segments(); }
+
+  // Zero-copy responses (docs/architecture.md, "Fetch data by sendfile").
+  // A run of the frame that is not in out() but in a file, sent with
+  // sendfile(2): `length` bytes of descriptor `fd` from `position`, which
+  // go right before out()'s byte at offset `at` (frame_segments() counts
+  // from the frame's first byte). `hold` keeps `fd` open until recycle().
+  struct FileRange {
+    uint64_t at = 0;
+    int fd = -1;
+    uint64_t position = 0;
+    uint64_t length = 0;
+    std::shared_ptr<const void> hold;
+  };
+  // Ranges one response may hold: each pins a descriptor (and is a split
+  // of the gather write) until the response is written. A response with
+  // more copies the rest.
+  static constexpr size_t kMaxFileRanges = 16;
+  // Set by the connection, once, when it can send file ranges (a plaintext
+  // socket; never TLS, which must encrypt the bytes in user space). Off by
+  // default, so requests that come through no connection see every byte in
+  // frame_segments().
+  void set_sends_file_ranges(bool on) noexcept { sends_file_ranges_ = on; }
+  bool sends_file_ranges() const noexcept { return sends_file_ranges_; }
+  // Appends a file range at the end of what out() holds now (a handler's
+  // encoder, in place of copying the bytes). False, and nothing kept, when
+  // the connection cannot send ranges or kMaxFileRanges are taken: copy
+  // the bytes into out() instead. Frames on error drop their ranges.
+  bool add_file_range(int fd, uint64_t position, uint64_t length,
+                      std::shared_ptr<const void> hold) noexcept;
+  // After finish(): the frame's file ranges, in order of `at`.
+  std::span<const FileRange> file_ranges() const noexcept { return file_ranges_; }
   // After the frame is written: returns pooled segments, drops the keep-alive.
   void recycle() noexcept;
 
@@ -190,6 +223,7 @@ class Exchange {
  private:
   // The metrics' observer, then the owner's on_finished callback.
   void notify_finished() noexcept;
+  void drop_file_ranges() noexcept;
 
   std::array<std::byte, 512> scratch_;
   WriteBuffer out_;
@@ -213,6 +247,10 @@ class Exchange {
   bool finished_ = false;
   bool without_response_ = false;
   bool close_after_response_ = false;
+  bool sends_file_ranges_ = false;
+  // Reserved for kMaxFileRanges on first use, then reused.
+  std::vector<FileRange> file_ranges_;
+  uint64_t file_bytes_ = 0;  // sum of the ranges' lengths
   std::array<std::unique_ptr<ExchangeState>, kStateSlots> states_;
 };
 

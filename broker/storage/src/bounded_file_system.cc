@@ -35,6 +35,9 @@ class BoundedFile final : public File {
     return with_file([](File& f) { return f.size(); });
   }
   Status hold_open() override { return fs_.pin(*this); }
+  // What with_file() holds for one call, held by the caller instead (a
+  // sendfile of a fetch response, until its bytes are sent).
+  Result<std::shared_ptr<File>> held_descriptor() override { return fs_.acquire(*this); }
 
  private:
   friend class BoundedFileSystem;

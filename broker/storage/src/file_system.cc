@@ -1,5 +1,6 @@
 // Helpers shared by every File and FileSystem implementation: loops over
-// short writes and reads, the errno-to-Status mapping, and whole small files.
+// short writes and reads, the errno-to-Status mapping, whole small files, and
+// descriptors held for zero-copy reads.
 #include "spillway/storage/file_system.h"
 
 #include <cerrno>
@@ -29,6 +30,13 @@ Status read_exact(File& file, std::span<std::byte> out, uint64_t offset) {
     offset += *n;
   }
   return Status::Ok();
+}
+
+Result<std::shared_ptr<File>> hold_descriptor(const std::shared_ptr<File>& file) {
+  // A descriptor of its own lives as long as the File, which the caller's
+  // reference keeps; a bounded file's may be closed by the next eviction.
+  if (file->native_handle() >= 0) return file;
+  return file->held_descriptor();
 }
 
 Status write_file_atomically(FileSystem& fs, const std::string& path, std::string_view contents) {

@@ -12,8 +12,13 @@
 // In-flight operations hold the descriptor they use (shared_ptr), so an
 // eviction never closes a file under a running pread or fdatasync; the set
 // can exceed `max_open` by at most the number of operations running at that
-// instant. fdatasync after a reopen covers the writes made through the old
-// descriptor: the page cache, and its write-back errors, belong to the inode.
+// instant. File::held_descriptor() hands such a hold to a caller that sends
+// from the descriptor later (a fetch response's sendfile): descriptors open
+// can then exceed `max_open` by those holds too, each of which lives until
+// its response is written (at most a few per connection, see
+// protocol/exchange.h, kMaxFileRanges). fdatasync after a reopen covers the
+// writes made through the old descriptor: the page cache, and its
+// write-back errors, belong to the inode.
 //
 // A file that is about to lose its name (a segment deleted by retention while
 // a fetch still reads it) is pinned with File::hold_open() and is never

@@ -68,6 +68,13 @@ class File {
   // of a BoundedFileSystem, whose descriptor may be closed at any time).
   virtual int native_handle() const noexcept { return -1; }
 
+  // For a file that opens its descriptor on use (bounded_file_system.h):
+  // the File holding that descriptor now, which stays open for as long as
+  // the result is held, through the file's eviction from the open set and
+  // the removal of its name. Null for every other file (see
+  // hold_descriptor()). Error when a needed reopen fails.
+  virtual Result<std::shared_ptr<File>> held_descriptor() { return std::shared_ptr<File>(); }
+
   // Keeps the file readable after its name is removed, for as long as this
   // File lives: called before a segment's files are deleted while reads may
   // still use them. A plain descriptor already does that; a file that may
@@ -82,6 +89,13 @@ Status write_all(File& file, std::span<const std::byte> data, uint64_t offset);
 // Reads exactly out.size() bytes at `offset`; kCorruptMessage when the file
 // ends first.
 Status read_exact(File& file, std::span<std::byte> out, uint64_t offset);
+
+// For zero-copy reads (sendfile to a socket): a File whose native_handle()
+// is a descriptor of `file`'s bytes that stays open while the result is
+// held, also after `file` is evicted from a BoundedFileSystem's open set or
+// its name is removed. `file` itself when it owns its descriptor; null when
+// it has none (in-memory files). Error when a needed reopen fails.
+Result<std::shared_ptr<File>> hold_descriptor(const std::shared_ptr<File>& file);
 
 // Whether FileSystem::open() creates a missing file.
 enum class OpenMode { kExisting, kCreate };

@@ -49,7 +49,10 @@ namespace spillway::wire {
 // RECORDS: zero or more record batches. Decoded, `bytes` views the body.
 // To encode bytes that are not in memory yet (a fetch response copies them
 // from a log segment straight into the response), set `deferred_size` and
-// `write_deferred`, which must append exactly that many bytes.
+// `write_deferred`, which must append exactly that many bytes, or none when
+// it has placed them beside the buffer at its current end (the broker's
+// fetch hands them to the connection as a file range sent with sendfile;
+// the frame around them is still encoded here).
 struct Records {
   std::span<const std::byte> bytes;
   bool null = false;
@@ -646,7 +649,7 @@ class MessageWriter : public WireWriter {
     const uint64_t before = position();
     if (Status st = r.write_deferred(r.deferred_ctx, buffer()); !st.ok()) {
       fail(std::move(st));
-    } else if (position() - before != r.deferred_size) {
+    } else if (const uint64_t n = position() - before; n != r.deferred_size && n != 0) {
       fail(Status(ErrorCode::kUnknown, "deferred records wrote the wrong number of bytes"));
     }
   }
