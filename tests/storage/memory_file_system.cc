@@ -222,7 +222,7 @@ Status MemoryFileSystem::create_dirs(const std::string& dir) {
 
 Status MemoryFileSystem::sync_dir(const std::string& dir) {
   std::lock_guard lock(mu_);
-  if (faults_.fail_sync) return status_from_errno(EIO, "memory fsync dir");
+  if (faults_.fail_sync || faults_.fail_sync_dir) return status_from_errno(EIO, "memory fsync dir");
   if (!allow_change_locked()) return status_from_errno(EIO, "memory fsync dir (crashed)");
   const std::string prefix = dir + "/";
   for (auto& [path, node] : files_) {

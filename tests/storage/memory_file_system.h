@@ -36,6 +36,8 @@ class MemoryFileSystem final : public FileSystem {
     bool fail_writes = false;
     // sync_data and sync_dir fail with EIO while set.
     bool fail_sync = false;
+    // sync_dir alone fails with EIO while set.
+    bool fail_sync_dir = false;
     // rename fails with EIO while set.
     bool fail_renames = false;
     // remove_all fails with EBUSY while set (nothing is removed).

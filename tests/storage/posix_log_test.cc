@@ -1,8 +1,12 @@
 // The log on the real file system: a FileSlice's bytes leave through
-// sendfile(2) from its descriptor, unchanged and without a user-space copy.
+// sendfile(2) from its descriptor, unchanged and without a user-space copy;
+// many directories are synced at once.
 #include <fcntl.h>
 #include <sys/sendfile.h>
 #include <unistd.h>
+
+#include <string>
+#include <vector>
 
 #include "log_testing.h"
 #include "spillway/storage/partition_log.h"
@@ -73,6 +77,25 @@ TEST(PosixLog, WritebackOfTheActiveSegmentSucceedsAndChangesNothing) {
   Bytes got(slice->length);
   ASSERT_TRUE(slice->file->read_at(got, slice->position).ok());
   EXPECT_TRUE(got == expected);
+}
+
+// Many directories are synced with one syncfs per file system: every one of
+// them must exist (each is opened to find its file system), and one that
+// does not is named in the error.
+TEST(PosixFileSystem, SyncDirsOfManyDirectories) {
+  testing::ScratchDir scratch;
+  FileSystem& fs = posix_file_system();
+  std::vector<std::string> dirs;
+  for (int i = 0; i < 300; ++i) {
+    dirs.push_back(scratch.path() + "/d" + std::to_string(i));
+    ASSERT_TRUE(fs.create_dirs(dirs.back()).ok());
+  }
+  EXPECT_TRUE(fs.sync_dirs(dirs).ok());
+  EXPECT_TRUE(fs.sync_dirs({dirs.begin(), dirs.begin() + 3}).ok());  // fsync each
+  dirs.push_back(scratch.path() + "/missing");
+  const Status st = fs.sync_dirs(dirs);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.to_string().find("missing"), std::string::npos) << st.to_string();
 }
 
 }  // namespace

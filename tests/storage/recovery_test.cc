@@ -446,6 +446,31 @@ TEST(Recovery, OpenManyOpensEveryLogDurably) {
   for (const std::string& dir : dirs) EXPECT_FALSE(fs.exists(dir + "/.clean_shutdown")) << dir;
 }
 
+// The directory syncs of open_many are one operation (FileSystem::sync_dirs):
+// when it fails, every log that waited on it fails to open, rather than
+// take writes with its clean-shutdown marker's removal not durable.
+TEST(Recovery, OpenManyFailsEveryLogWhoseDirectorySyncFailed) {
+  MemoryFileSystem fs;
+  std::vector<std::string> dirs;
+  for (int p = 0; p < 5; ++p) dirs.push_back("/data/t-" + std::to_string(p));
+  {
+    auto logs = PartitionLog::open_many(fs, dirs, config(), 2);
+    for (auto& log : logs) {
+      ASSERT_TRUE(log.ok());
+      ASSERT_TRUE((*log)->append(batch_of(1, 50, 0)).ok());
+      ASSERT_TRUE((*log)->close().ok());
+    }
+  }
+  fs.faults().fail_sync_dir = true;
+  auto logs = PartitionLog::open_many(fs, dirs, config(), 2);
+  ASSERT_EQ(logs.size(), dirs.size());
+  for (const auto& log : logs) {
+    ASSERT_FALSE(log.ok());
+    EXPECT_NE(log.status().to_string().find("fsync dir"), std::string::npos)
+        << log.status().to_string();
+  }
+}
+
 // A log that opened corrupt after a clean stop kept the marker. Once it is
 // written again (discard_from_damage, then appends), a crash must not look
 // like a clean stop: the torn tail is cut, the log is not judged corrupt.

@@ -32,6 +32,11 @@ Status read_exact(File& file, std::span<std::byte> out, uint64_t offset) {
   return Status::Ok();
 }
 
+Status FileSystem::sync_dirs(const std::vector<std::string>& dirs) {
+  for (const std::string& dir : dirs) SPILLWAY_RETURN_IF_ERROR(sync_dir(dir));
+  return Status::Ok();
+}
+
 Result<std::shared_ptr<File>> hold_descriptor(const std::shared_ptr<File>& file) {
   // A descriptor of its own lives as long as the File, which the caller's
   // reference keeps; a bounded file's may be closed by the next eviction.

@@ -72,9 +72,24 @@ std::vector<Result<std::unique_ptr<PartitionLog>>> PartitionLog::open_many(
     for (std::thread& t : pool) t.join();
   };
   run([](PartitionLog& log) { return log.recover(/*defer_dir_sync=*/true); });
-  // Every log's directory changes were made above, so the journal commits
-  // them in few transactions; most of these fsyncs find theirs committed.
-  run([](PartitionLog& log) { return log.sync_open_changes(); });
+  // Every log's directory changes were made above; one sync_dirs() makes
+  // them durable together (one syncfs for thousands of directories,
+  // FileSystem::sync_dirs), and a failure fails every log that waited on it.
+  std::vector<std::string> pending;
+  for (const auto& log : out) {
+    if (log.ok() && (*log)->open_dir_sync_pending_) pending.push_back((*log)->dir_);
+  }
+  if (!pending.empty()) {
+    const Status synced = fs.sync_dirs(pending);
+    for (auto& log : out) {
+      if (!log.ok() || !(*log)->open_dir_sync_pending_) continue;
+      if (synced.ok()) {
+        (*log)->open_dir_sync_pending_ = false;
+      } else {
+        log = synced;
+      }
+    }
+  }
 
   std::size_t opened = 0, corrupt = 0, synced = 0;
   uint64_t checked = 0;

@@ -4,15 +4,20 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "spillway/storage/file_system.h"
 
 namespace spillway::storage {
 namespace {
+
+// sync_dirs() of this many directories or more uses syncfs(2).
+constexpr std::size_t kSyncfsFromDirs = 256;
 
 class PosixFile final : public File {
  public:
@@ -126,6 +131,32 @@ class PosixFileSystem final : public FileSystem {
     const int err = errno;
     ::close(fd);
     if (rc != 0) return status_from_errno(err, "fsync dir " + dir);
+    return Status::Ok();
+  }
+
+  // Past a few hundred directories one syncfs(2) per file system is much
+  // cheaper than an fsync each (10,000 partition directories at start-up:
+  // about 1.4 s of fsyncs here). syncfs commits the file system's journal
+  // and writes back every dirty inode of it, directories included, and
+  // since Linux 5.8 reports write-back errors seen since the descriptor was
+  // opened. It also writes back other dirty data of that file system, which
+  // is why short lists keep the per-directory fsync.
+  Status sync_dirs(const std::vector<std::string>& dirs) override {
+    if (dirs.size() < kSyncfsFromDirs) return FileSystem::sync_dirs(dirs);
+    std::vector<dev_t> synced;  // file systems already synced
+    for (const std::string& dir : dirs) {
+      const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      if (fd < 0) return status_from_errno(errno, "open dir " + dir);
+      struct stat st;
+      int rc = ::fstat(fd, &st);
+      if (rc == 0 && std::find(synced.begin(), synced.end(), st.st_dev) == synced.end()) {
+        rc = ::syncfs(fd);
+        if (rc == 0) synced.push_back(st.st_dev);
+      }
+      const int err = errno;
+      ::close(fd);
+      if (rc != 0) return status_from_errno(err, "syncfs " + dir);
+    }
     return Status::Ok();
   }
 

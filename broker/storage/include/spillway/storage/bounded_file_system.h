@@ -58,6 +58,7 @@ class BoundedFileSystem final : public FileSystem {
   }
   Status create_dirs(const std::string& dir) override { return inner_.create_dirs(dir); }
   Status sync_dir(const std::string& dir) override { return inner_.sync_dir(dir); }
+  Status sync_dirs(const std::vector<std::string>& dirs) override { return inner_.sync_dirs(dirs); }
   bool exists(const std::string& path) override { return inner_.exists(path); }
   bool is_directory(const std::string& path) override { return inner_.is_directory(path); }
   Result<std::string> read_file(const std::string& path) override { return inner_.read_file(path); }

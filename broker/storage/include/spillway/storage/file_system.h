@@ -128,6 +128,13 @@ class FileSystem {
   // fsyncs the directory itself so created/removed names survive a crash.
   virtual Status sync_dir(const std::string& dir) = 0;
 
+  // sync_dir() of every one of `dirs`, as one operation: ok only when all
+  // of them are durable. The default syncs them one by one; a file system
+  // that can do it in fewer calls (PosixFileSystem: one syncfs(2) per file
+  // system for a long list) overrides it. Used where thousands of
+  // directories changed at once (opening every partition at start-up).
+  virtual Status sync_dirs(const std::vector<std::string>& dirs);
+
   // True iff `path` names an existing file or directory.
   virtual bool exists(const std::string& path) = 0;
 
