@@ -3,13 +3,16 @@
 # measured on this machine in one run, each figure beside its own baseline:
 #
 #  (a) produce throughput into a topic of 1, 100, 1,000 and 10,000
-#      partitions (`spillway perf produce`, 100 B, keyless: the producer
-#      spreads batches over every partition), each as a fraction of the
-#      1-partition figure of the same run;
+#      partitions (`spillway perf produce`, 100 B, keyed with KEYS distinct
+#      keys, so the key hash spreads the records over every partition and
+#      each request carries one small batch per partition), each as a
+#      fraction of the 1-partition figure of the same run;
 #  (b) broker RSS and open file descriptors with the largest topic holding
-#      data, and with IDLE_CONNECTIONS (10,000) idle connections open, per
-#      connection beside the broker's RSS before them; a ping on a new
-#      connection while they are open;
+#      data (beside the broker's bound on open log files), and the broker's
+#      CPU while that topic sits idle for IDLE_SECS (10); then, with
+#      IDLE_CONNECTIONS (10,000) idle connections open, RSS per connection
+#      beside the broker's RSS before them, and a ping on a new connection
+#      while they are open;
 #  (c) start-up time (exec to the "listening" log line) with the largest
 #      topic after a clean stop and after kill -9.
 #  (d) consume throughput of a topic read cold from the disk: COLD_MIB
@@ -21,7 +24,7 @@
 #      again. Needs root (/proc/sys/vm/drop_caches); says so otherwise.
 #
 #   bench/scale/run.sh [BUILD_DIR]
-#   PARTITIONS="1 100 1000 10000" SECS=3 IDLE_CONNECTIONS=10000 COLD_MIB=4096 bench/scale/run.sh
+#   PARTITIONS="1 100 1000 10000" SECS=3 KEYS=100000 IDLE_CONNECTIONS=10000 COLD_MIB=4096 bench/scale/run.sh
 #
 # A step that fails (a topic the broker cannot create, a refused connection)
 # is printed as failed with the broker's own words and the run goes on.
@@ -31,6 +34,8 @@ set -euo pipefail
 build=${1:-build/release}
 PARTITIONS=${PARTITIONS:-"1 100 1000 10000"}
 SECS=${SECS:-3}
+KEYS=${KEYS:-100000}
+IDLE_SECS=${IDLE_SECS:-10}
 IDLE_CONNECTIONS=${IDLE_CONNECTIONS:-10000}
 COLD_MIB=${COLD_MIB:-4096}
 broker_bin="$build/broker/spillway-broker"
@@ -47,15 +52,27 @@ cleanup() {
 trap cleanup EXIT
 
 rss_kib() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status"; }
+# The broker's own bound on open log files, from its start-up log line.
+log_file_bound() { grep -oE 'log files: at most [0-9]+ open at once' "$1" | head -1 | sed 's/log files: //'; }
+# Log files closed and opened again because the bound was reached, from the
+# broker's /metrics (its address is in log $1).
+reopens() {
+  local at
+  at=$(grep -oE 'metrics on [0-9.]+:[0-9]+' "$1" | head -1 | sed 's/metrics on //')
+  python3 -c 'import sys, urllib.request
+for line in urllib.request.urlopen(f"http://{sys.argv[1]}/metrics").read().decode().splitlines():
+    if line.startswith("spillway_log_file_reopens_total "): print(line.split()[1])' "$at"
+}
 fds() { ls "/proc/$1/fd" | wc -l; }
 
 echo "bench/scale: $(nproc) cores, $(uname -r), ulimit -n $(ulimit -n), $("$cli" version 2>/dev/null | head -1)"
 echo
-echo "(a) produce 100 B for ${SECS} s, keyless, into a topic of N partitions (one fresh broker per N)"
+echo "(a) produce 100 B for ${SECS} s, ${KEYS} keys, into a topic of N partitions (one fresh broker per N)"
 base=""
 largest=""
 for n in $PARTITIONS; do
   dir="$work/a-$n"
+  broker_flags=(--metrics-listen 127.0.0.1:0)
   start_broker "$dir/data" "$dir.log"
   t0=$(now_ms)
   if ! out=$("$cli" topic create "scale" --partitions "$n" --broker "127.0.0.1:$port" \
@@ -66,12 +83,13 @@ for n in $PARTITIONS; do
     continue
   fi
   created_ms=$(($(now_ms) - t0))
-  rate=$("$cli" perf produce -b "127.0.0.1:$port" -t scale --size 100 -d "$SECS" 2>&1 |
+  rate=$("$cli" perf produce -b "127.0.0.1:$port" -t scale --size 100 --keys "$KEYS" -d "$SECS" 2>&1 |
     grep -oE '[0-9,]+ msg/s' | head -1 | tr -d ', msg/')
   [[ -n "$base" ]] || base=$rate
   ratio=$(awk -v r="$rate" -v b="$base" 'BEGIN{printf "%.2f", r / b}')
   echo "  $n partitions: ${rate} msg/s (${ratio}x the first row), created in ${created_ms} ms," \
-    "RSS $(($(rss_kib "$pid") / 1024)) MiB, $(fds "$pid") open fds"
+    "RSS $(($(rss_kib "$pid") / 1024)) MiB, $(fds "$pid") open fds ($(log_file_bound "$dir.log")," \
+    "$(reopens "$dir.log") reopens)"
   stop_broker TERM
   # The largest topic created so far is kept for (b) and (c).
   [[ -z "$largest" ]] || rm -rf "$work/a-$largest"
@@ -84,7 +102,14 @@ echo "(b, c) the ${largest}-partition topic holding data"
 dir="$work/a-$largest"
 start_broker "$dir/data" "$dir.restart.log"
 echo "  start-up after a clean stop: ${started_ms} ms; then RSS $(($(rss_kib "$pid") / 1024)) MiB," \
-  "$(fds "$pid") open fds"
+  "$(fds "$pid") open fds ($(log_file_bound "$dir.restart.log"))"
+# What the idle topic costs: per-partition timers or scans would show here
+# as CPU with nothing to do.
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+c0=$(cpu_ticks "$pid")
+sleep "$IDLE_SECS"
+echo "  idle for ${IDLE_SECS} s: broker CPU $(awk -v t="$(($(cpu_ticks "$pid") - c0))" \
+  -v hz="$(getconf CLK_TCK)" -v s="$IDLE_SECS" 'BEGIN { printf "%.2f %%", 100 * t / hz / s }') of one core"
 stop_broker KILL
 start_broker "$dir/data" "$dir.killed.log"
 echo "  start-up after kill -9: ${started_ms} ms"

@@ -4,6 +4,7 @@
 // spillway::Producer / spillway::Consumer to the harness's two interfaces.
 #include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -48,6 +49,7 @@ struct PerfOptions {
   uint32_t linger_ms = 5;
   uint64_t rate = 0;
   uint32_t window = 0;  // 0 = about 4 MiB of payload: clamp(4 MiB / size, 1024, 65536)
+  uint64_t keys = 0;    // 0 = keyless; else each producer cycles through keys "0".."keys-1"
   bool json = false;    // --json, the same as --output json
   std::string output = "text";
   std::string plot;
@@ -65,12 +67,16 @@ struct PerfOptions {
 class ClientProducer final : public perf::PerfProducer {
  public:
   // `window` >= 1: messages sent but not yet acknowledged, at most.
+  // `keys` > 0: the messages carry keys cycling through that many values, so
+  // the producer's key hash spreads them over the partitions as keyed
+  // traffic does (one batch per partition, not the keyless sticky batch).
   ClientProducer(std::unique_ptr<Producer> producer, std::string topic, perf::AckRecorder& recorder,
-                 uint32_t window)
+                 uint32_t window, uint64_t keys)
       : producer_(std::move(producer)),
         topic_(std::move(topic)),
         recorder_(recorder),
         window_(window),
+        keys_(keys),
         slots_(window),
         free_(window) {
     for (uint32_t i = 0; i < window; ++i) {
@@ -102,7 +108,14 @@ class ClientProducer final : public perf::PerfProducer {
     Slot& slot = slots_[free_[free_head_ % window_]];
     ++free_head_;
     slot.origin_ns = origin_ns;
-    producer_->send(topic_, {}, payload, {}, DeliveryCallback{&on_delivery, &slot});
+    std::span<const std::byte> key;
+    char digits[24];
+    if (keys_ != 0) {
+      const auto end = std::to_chars(digits, digits + sizeof digits, next_key_).ptr;
+      key = std::as_bytes(std::span(digits, static_cast<size_t>(end - digits)));
+      if (++next_key_ == keys_) next_key_ = 0;
+    }
+    producer_->send(topic_, key, payload, {}, DeliveryCallback{&on_delivery, &slot});
     return first_error();
   }
 
@@ -144,6 +157,8 @@ class ClientProducer final : public perf::PerfProducer {
   std::string topic_;
   perf::AckRecorder& recorder_;
   uint32_t window_;
+  uint64_t keys_;
+  uint64_t next_key_ = 0;
   std::vector<Slot> slots_;
   std::vector<uint32_t> free_;  // ring of free slot numbers
   uint64_t free_head_ = 0;      // next to take; the sending thread's
@@ -181,7 +196,8 @@ perf::ProducerFactory make_producer_factory(const PerfOptions& o) {
     }
     const uint32_t window =
         o.window != 0 ? o.window : std::clamp<uint32_t>((4u << 20) / o.size, 1'024, 65'536);
-    return std::make_unique<ClientProducer>(std::move(*producer), o.topic, recorder, window);
+    return std::make_unique<ClientProducer>(std::move(*producer), o.topic, recorder, window,
+                                            o.keys);
   };
 }
 
@@ -420,6 +436,12 @@ void add_mode(CLI::App& perf, const char* mode, const char* description, int* ex
                     "when full, it waits (bounds send-to-ack latency in throughput mode); "
                     "default about 4 MiB of messages, 1024 to 65536")
         ->check(CLI::Range(1u, 1u << 22));
+    cmd->add_option("--keys", o->keys,
+                    "give the messages keys cycling through this many values, so they spread "
+                    "over the partitions by key hash (0 = no keys: batches go to one "
+                    "partition at a time)")
+        ->check(CLI::Range(uint64_t{0}, uint64_t{1} << 40))
+        ->capture_default_str();
   }
   if (m != "produce") {
     cmd->add_option("-c,--consumers", o->consumers, "consumer threads, one connection each")
