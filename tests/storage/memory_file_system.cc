@@ -10,6 +10,11 @@ class MemoryFile final : public File {
   MemoryFile(MemoryFileSystem& fs, std::shared_ptr<MemoryFileSystem::Node> node)
       : fs_(fs), node_(std::move(node)) {}
 
+  void advise_will_need(uint64_t offset, uint64_t length) noexcept override {
+    std::lock_guard lock(fs_.mu_);
+    fs_.advised_.emplace_back(offset, length);
+  }
+
   Result<std::size_t> write_at(std::span<const std::byte> data, uint64_t offset) override {
     std::lock_guard lock(fs_.mu_);
     auto& f = fs_.faults_;
@@ -310,6 +315,11 @@ void MemoryFileSystem::simulate_power_loss() {
 uint64_t MemoryFileSystem::bytes_read() {
   std::lock_guard lock(mu_);
   return bytes_read_;
+}
+
+std::vector<std::pair<uint64_t, uint64_t>> MemoryFileSystem::advised() {
+  std::lock_guard lock(mu_);
+  return advised_;
 }
 
 uint64_t MemoryFileSystem::sync_count() {

@@ -81,6 +81,8 @@ class MemoryFileSystem final : public FileSystem {
   uint64_t bytes_read();
   // How many changes (the operations ops_until_crash counts) succeeded.
   uint64_t change_count();
+  // The ranges advise_will_need asked for, over all files, in order.
+  std::vector<std::pair<uint64_t, uint64_t>> advised();
 
   struct Node {
     std::vector<std::byte> data;
@@ -107,6 +109,7 @@ class MemoryFileSystem final : public FileSystem {
   uint64_t change_count_ = 0;
   uint64_t sync_count_ = 0;
   uint64_t bytes_read_ = 0;
+  std::vector<std::pair<uint64_t, uint64_t>> advised_;
   int64_t clock_ = 1;
 };
 

@@ -122,6 +122,38 @@ TEST(PartitionLog, FirstBatchWholeEvenAboveMaxBytesThenOnlyWholeBatches) {
   EXPECT_EQ(two->next_offset, Offset(2));
 }
 
+// A large read that stops short of the log's end (a consumer catching up)
+// has the kernel read the same amount after it ahead; a read that reaches
+// the end (a consumer at the tail) and a small one ask nothing.
+TEST(PartitionLog, LargeReadsBehindTheEndReadTheNextStretchAhead) {
+  MemoryFileSystem fs;
+  LogConfig config = small_config();
+  config.segment_bytes = 1 << 20;
+  auto log = open_log(fs, config);
+  uint64_t total = 0;
+  for (int i = 0; i < 40; ++i) {
+    Bytes b = make_batch(1, 4000, static_cast<uint64_t>(i));
+    ASSERT_TRUE(log->append(b).ok());
+    total += b.size();
+  }
+  ASSERT_EQ(log->segment_count(), 1u);
+  Result<FileSlice> small = log->read(Offset(0), 20'000);
+  ASSERT_TRUE(small.ok());
+  EXPECT_TRUE(fs.advised().empty());
+  Result<FileSlice> behind = log->read(Offset(0), 80'000);
+  ASSERT_TRUE(behind.ok());
+  ASSERT_GE(behind->length, 64u << 10);
+  ASSERT_LT(behind->next_offset, log->log_end_offset());
+  ASSERT_EQ(fs.advised().size(), 1u);
+  EXPECT_EQ(fs.advised()[0].first, behind->position + behind->length);
+  EXPECT_EQ(fs.advised()[0].second, behind->length);
+  Result<FileSlice> to_end = log->read(Offset(20), total);
+  ASSERT_TRUE(to_end.ok());
+  ASSERT_GE(to_end->length, 64u << 10);
+  EXPECT_EQ(to_end->next_offset, log->log_end_offset());
+  EXPECT_EQ(fs.advised().size(), 1u);
+}
+
 TEST(PartitionLog, ReadOutsideTheLogIsOutOfRangeAndAtTheEndEmpty) {
   MemoryFileSystem fs;
   auto log = open_log(fs, small_config());

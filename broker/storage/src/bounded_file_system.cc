@@ -28,6 +28,12 @@ class BoundedFile final : public File {
   Status start_writeback(uint64_t offset, uint64_t length) override {
     return with_file([&](File& f) { return f.start_writeback(offset, length); });
   }
+  void advise_will_need(uint64_t offset, uint64_t length) noexcept override {
+    (void)with_file([&](File& f) {
+      f.advise_will_need(offset, length);
+      return Status::Ok();
+    });
+  }
   Status truncate(uint64_t size) override {
     return with_file([&](File& f) { return f.truncate(size); });
   }

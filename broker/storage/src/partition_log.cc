@@ -14,6 +14,15 @@
 #include "spillway/storage/batch_check.h"
 
 namespace spillway::storage {
+namespace {
+
+// Reads of at least this much that stop short of the log's end have the
+// kernel read the same amount after them ahead (PartitionLog::read): a
+// catching-up consumer's fetches are large, a tailing one's small and at
+// the end.
+constexpr uint64_t kReadAheadFromBytes = 64 << 10;
+
+}  // namespace
 
 int64_t PartitionLog::system_clock_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -275,6 +284,12 @@ Result<FileSlice> PartitionLog::read(Offset from, uint64_t max_bytes) {
   slice.first_offset = Offset(range->first_offset);
   slice.next_offset = Offset(range->next_offset);
   if (slice.length > 0) slice.file = seg.log_file();
+  // A reader behind the end (catching up, maybe from the disk) will want
+  // the next stretch of this segment soon: have the kernel read it now,
+  // while this slice is sent. A reader at the end asks nothing.
+  if (slice.length >= kReadAheadFromBytes && range->next_offset < next_offset_) {
+    seg.log_file()->advise_will_need(slice.position + slice.length, slice.length);
+  }
   return slice;
 }
 

@@ -47,6 +47,11 @@ class PosixFile final : public File {
     return Status::Ok();
   }
 
+  void advise_will_need(uint64_t offset, uint64_t length) noexcept override {
+    (void)::posix_fadvise(fd_, static_cast<off_t>(offset), static_cast<off_t>(length),
+                          POSIX_FADV_WILLNEED);
+  }
+
   Status start_writeback(uint64_t offset, uint64_t length) override {
     if (length == 0) return Status::Ok();
     if (::sync_file_range(fd_, static_cast<off64_t>(offset), static_cast<off64_t>(length),

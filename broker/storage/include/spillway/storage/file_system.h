@@ -57,6 +57,16 @@ class File {
     return Status::Ok();
   }
 
+  // Asks the kernel to start reading [offset, offset + length) into the
+  // page cache without waiting for it (posix_fadvise POSIX_FADV_WILLNEED):
+  // a consumer catching up from the disk then finds its next fetch read
+  // while this one is sent. A hint: failures are ignored, and files without
+  // a device (in-memory) do nothing.
+  virtual void advise_will_need(uint64_t offset, uint64_t length) noexcept {
+    (void)offset;
+    (void)length;
+  }
+
   // Cuts (or extends with zeros) the file to `size` bytes.
   virtual Status truncate(uint64_t size) = 0;
 
