@@ -42,7 +42,8 @@ std::optional<LogPosition> read_log_position(FileSystem& fs, const std::string& 
   return pos;
 }
 
-Status write_log_position(FileSystem& fs, const std::string& path, LogPosition pos) {
+Status write_log_position(FileSystem& fs, const std::string& path, LogPosition pos,
+                          PositionSync sync) {
   std::array<std::byte, kSize> buf;
   std::memcpy(buf.data(), kMagic, 8);
   store_be<int64_t>(buf.data() + 8, pos.segment);
@@ -52,7 +53,7 @@ Status write_log_position(FileSystem& fs, const std::string& path, LogPosition p
   if (!file.ok()) return std::move(file).take_status();
   SPILLWAY_RETURN_IF_ERROR(write_all(**file, buf, 0));
   SPILLWAY_RETURN_IF_ERROR((*file)->truncate(kSize));
-  return (*file)->sync_data();
+  return sync == PositionSync::kSync ? (*file)->sync_data() : Status::Ok();
 }
 
 }  // namespace spillway::storage

@@ -43,8 +43,14 @@ struct LogPosition {
 // file is missing, or (with a warning) unreadable, torn or not one of ours.
 std::optional<LogPosition> read_log_position(FileSystem& fs, const std::string& path);
 
-// Writes `pos` to `path` (28 bytes: magic, segment, position, CRC-32C) and
-// syncs the file; the caller syncs the directory when the file is new.
-Status write_log_position(FileSystem& fs, const std::string& path, LogPosition pos);
+// Whether write_log_position syncs the file before it returns.
+enum class PositionSync { kSync, kNoSync };
+
+// Writes `pos` to `path` (28 bytes: magic, segment, position, CRC-32C) and,
+// with kSync, syncs the file; the caller syncs the directory when the file
+// is new. kNoSync is for a position whose loss is harmless: a crash then
+// leaves the older contents, or a torn file that read_log_position ignores.
+Status write_log_position(FileSystem& fs, const std::string& path, LogPosition pos,
+                          PositionSync sync = PositionSync::kSync);
 
 }  // namespace spillway::storage
