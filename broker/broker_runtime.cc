@@ -141,8 +141,9 @@ void BrokerRuntime::log_start_notices() const {
   // Says what the broker really uses (the client library's gather writes,
   // which probe io_uring, are not on the broker's path yet).
   spdlog::info(
-      "I/O: responses are sent with sendmsg (Asio) and log appends written with pwrite; the "
-      "broker does not use io_uring (SPILLWAY_DISABLE_IO_URING only affects the client library)");
+      "I/O: responses are sent with sendmsg (Asio), fetched records of 16 KiB or more on "
+      "plaintext connections with sendfile, and log appends written with pwrite; the broker does "
+      "not use io_uring (SPILLWAY_DISABLE_IO_URING only affects the client library)");
 }
 
 std::optional<BrokerRuntime::StartFailure> BrokerRuntime::start() {
