@@ -19,9 +19,10 @@
 #      (4,096) of 1 KiB records are written, the broker is stopped, the page
 #      cache dropped (this machine has more free memory than disk bandwidth
 #      makes a several-times-larger topic practical to write), the broker
-#      restarted and the topic consumed from its start; beside it, the same
-#      segment files read sequentially with dd after the cache is dropped
-#      again. Needs root (/proc/sys/vm/drop_caches); says so otherwise.
+#      restarted and the topic consumed from its start, then once more with
+#      the files in the page cache (warm); beside it, the same segment files
+#      read sequentially with dd after the cache is dropped again. Needs
+#      root (/proc/sys/vm/drop_caches); says so otherwise.
 #
 #   bench/scale/run.sh [BUILD_DIR]
 #   PARTITIONS="1 100 1000 10000" SECS=3 KEYS=100000 IDLE_CONNECTIONS=10000 COLD_MIB=4096 bench/scale/run.sh
@@ -183,12 +184,18 @@ start_broker "$work/cold" "$work/cold.restart.log"
 t0=$(now_ms)
 "$cli" perf consume -b "127.0.0.1:$port" -t cold -n "$count" >"$work/cold.consume" 2>&1
 consume_ms=$(($(now_ms) - t0))
+# The same read again with the files now in the page cache: what the
+# consumer and the broker manage when the disk is not in the way.
+t0=$(now_ms)
+"$cli" perf consume -b "127.0.0.1:$port" -t cold -n "$count" >"$work/warm.consume" 2>&1
+warm_ms=$(($(now_ms) - t0))
 stop_broker TERM
 log_bytes=$(cat "$work"/cold/topics/cold/0/*.log | wc -c)
 drop_caches
 t0=$(now_ms)
 for f in "$work"/cold/topics/cold/0/*.log; do dd if="$f" of=/dev/null bs=1M status=none; done
 read_ms=$(($(now_ms) - t0))
-awk -v b="$log_bytes" -v c="$consume_ms" -v r="$read_ms" 'BEGIN {
-  printf "  broker consume: %.0f MB/s of log (%.1f s, client start-up included); dd of the same files: %.0f MB/s; ratio %.2f\n",
-    b / c / 1000, c / 1000, b / r / 1000, (b / c) / (b / r) }'
+awk -v b="$log_bytes" -v c="$consume_ms" -v w="$warm_ms" -v r="$read_ms" 'BEGIN {
+  printf "  broker consume, cold: %.0f MB/s of log (%.1f s, client start-up included); dd of the same files, cold: %.0f MB/s; ratio %.2f\n",
+    b / c / 1000, c / 1000, b / r / 1000, (b / c) / (b / r)
+  printf "  broker consume again, warm (page cache): %.0f MB/s (%.1f s)\n", b / w / 1000, w / 1000 }'
