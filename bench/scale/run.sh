@@ -13,8 +13,9 @@
 #      IDLE_CONNECTIONS (10,000) idle connections open, RSS per connection
 #      beside the broker's RSS before them, and a ping on a new connection
 #      while they are open;
-#  (c) start-up time (exec to the "listening" log line) with the largest
-#      topic after a clean stop and after kill -9.
+#  (c) the clean stop after each (a) row (SIGTERM to exit), and start-up
+#      time (exec to the "listening" log line) with the largest topic after
+#      a clean stop and after kill -9.
 #  (d) consume throughput of a topic read cold from the disk: COLD_MIB
 #      (4,096) of 1 KiB records are written, the broker is stopped, the page
 #      cache dropped (this machine has more free memory than disk bandwidth
@@ -91,7 +92,10 @@ for n in $PARTITIONS; do
   echo "  $n partitions: ${rate} msg/s (${ratio}x the first row), created in ${created_ms} ms," \
     "RSS $(($(rss_kib "$pid") / 1024)) MiB, $(fds "$pid") open fds ($(log_file_bound "$dir.log")," \
     "$(reopens "$dir.log") reopens)"
+  # The clean stop: every partition's log synced and marked closed.
+  t0=$(now_ms)
   stop_broker TERM
+  echo "    then SIGTERM to exit: $(($(now_ms) - t0)) ms"
   # The largest topic created so far is kept for (b) and (c).
   [[ -z "$largest" ]] || rm -rf "$work/a-$largest"
   largest=$n

@@ -640,23 +640,55 @@ void Partition::wake_waiters() {
 
 void Partition::close(Closing why) {
   check_on_core(core_);
+  if (why == Closing::kShutdown) {
+    begin_shutdown_close().finish();
+    return;
+  }
   if (closed_) return;
   closed_ = true;
   stop_sealed_checks_.store(true, std::memory_order_relaxed);
-  if (why == Closing::kDeleted) {
-    // Its directory is already renamed away and about to go.
-  } else {
-    // Before the log's close, which ends in the clean-shutdown marker: the
-    // next start then reads no batch header at all. A partition that never
-    // saw an idempotent producer keeps no file.
-    if (producers_.size() > 0 ||
-        log_->file_system().exists(log_->dir() + "/" + kProducerSnapshotFile)) {
-      save_producer_snapshot();
-    }
-    if (Status st = log_->close(); !st.ok()) {
-      spdlog::warn("partition {}: close: {}", log_name_, st.message());
+  // Its directory is already renamed away and about to go: nothing to write.
+  answer_waiters_closed();
+}
+
+Partition::ShutdownClose Partition::begin_shutdown_close() {
+  check_on_core(core_);
+  ShutdownClose out;
+  out.name = log_name_;
+  if (closed_) return out;
+  closed_ = true;
+  stop_sealed_checks_.store(true, std::memory_order_relaxed);
+  // Written before the log's close, which ends in the clean-shutdown
+  // marker: the next start then reads no batch header at all. A partition
+  // that never saw an idempotent producer keeps no file; a corrupt log
+  // keeps the one it has.
+  if (!log_->corrupt() &&
+      (producers_.size() > 0 ||
+       log_->file_system().exists(log_->dir() + "/" + kProducerSnapshotFile))) {
+    out.snapshot = producers_.serialize(log_->log_end_offset());
+  }
+  out.log = log_.get();
+  // Nobody waits for the writes: a durable append still waiting is answered
+  // with the error, as it would be after them.
+  answer_waiters_closed();
+  return out;
+}
+
+void Partition::ShutdownClose::finish() {
+  if (log == nullptr) return;
+  if (snapshot) {
+    if (Status st = storage::write_file_atomically(
+            log->file_system(), log->dir() + "/" + kProducerSnapshotFile, *snapshot);
+        !st.ok()) {
+      spdlog::warn("partition {}: writing the producer state snapshot: {}", name, st.message());
     }
   }
+  if (Status st = log->close(); !st.ok()) {
+    spdlog::warn("partition {}: close: {}", name, st.message());
+  }
+}
+
+void Partition::answer_waiters_closed() {
   // Everyone still waiting learns the partition is gone.
   for (DurableWaiter& w : durable_waiters_)
     deliver(w.reply, PartitionReply{.status = closed_error()});

@@ -237,6 +237,22 @@ class Partition : public std::enable_shared_from_this<Partition> {
   // Idempotent.
   void close(Closing why);
 
+  // close(Closing::kShutdown) in two steps, so that a broker's shutdown can
+  // run the slow part of many partitions at once (TopicRegistry::close_all):
+  // each partition's close costs several fdatasync and fsync calls, and
+  // issued from many threads the kernel merges their waits for the disk.
+  // begin_shutdown_close() (owner core, or the thread acting as its owner
+  // once the core has ended) does all of close() but the writes and returns
+  // them; finish() then writes the producer state snapshot and closes the
+  // log cleanly, on any thread, one thread per partition.
+  struct ShutdownClose {
+    std::string name;         // for log lines
+    storage::PartitionLog* log = nullptr;  // null: nothing to write
+    std::optional<std::string> snapshot;  // the producer state, when kept
+    void finish();
+  };
+  ShutdownClose begin_shutdown_close();
+
   // The idempotent producers' state (owner core only; tests).
   const ProducerStateTable& producer_state() const { return producers_; }
   // Writes the producer state snapshot now (owner core; at clean close and
@@ -288,6 +304,9 @@ class Partition : public std::enable_shared_from_this<Partition> {
   static void wake(FetchWaiter& waiter);
   // Wakes every fetch waiter and forgets them.
   void wake_all_waiters();
+  // The end of every close: durable waiters and ISR waiters get the closed
+  // error, long polls wake.
+  void answer_waiters_closed();
   // Replies to a retried batch that is already in the log.
   void answer_duplicate(const ProducerBatch& original, AckAfter ack, Reply reply,
                         int64_t deadline_ms);
