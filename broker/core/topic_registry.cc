@@ -5,10 +5,10 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cassert>
 #include <cstdio>
-#include <thread>
+
+#include "spillway/common/parallel_for.h"
 
 namespace spillway::broker {
 
@@ -265,27 +265,16 @@ void TopicRegistry::close_all() {
   // writes (a snapshot and the log's clean close: several syncs each) on
   // kCloseThreads threads, whose waits for the disk the kernel merges. One
   // after the other, 10,000 partitions took over 30 s to stop.
+  // The partitions (and their logs) stay alive through all_ until the end.
   std::vector<Partition::ShutdownClose> writes;
-  std::vector<std::shared_ptr<Partition>> keep;  // alive until written
   for (size_t core = 0; core < per_core_.size(); ++core) {
     CoreSet::Binding bound(core);  // the core's thread has ended: act as its owner
-    for (auto& partition : per_core_[core].owned) {
+    for (auto& partition : per_core_[core].owned)
       writes.push_back(partition->begin_shutdown_close());
-      keep.push_back(partition);
-    }
     per_core_[core].owned.clear();
     per_core_[core].table.clear();
   }
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < writes.size();) writes[i].finish();
-  };
-  const size_t n = std::clamp<size_t>(writes.size(), 1, kCloseThreads);
-  std::vector<std::thread> pool;
-  for (size_t t = 1; t < n; ++t) pool.emplace_back(work);
-  work();
-  for (std::thread& t : pool) t.join();
-  keep.clear();
+  parallel_for(writes.size(), kCloseThreads, [&](size_t i) { writes[i].finish(); });
   std::lock_guard lock(admin_mu_);
   all_.clear();
 }

@@ -195,7 +195,12 @@ Exchange& Session::next_exchange() {
     // the way (the stream is settled before the first request).
     if (!stream_.tls()) {
       SendfileWriter::ignore_sigpipe();
-      slot->set_sends_file_ranges(true);
+      // SendfileWriter writes to the descriptor itself and relies on
+      // EAGAIN, so the socket must not block (Asio's own operations set this
+      // internally only once they first run).
+      asio::error_code ec;
+      stream_.socket().non_blocking(true, ec);
+      if (!ec) slot->set_sends_file_ranges(true);
     }
   }
   ++in_flight_;

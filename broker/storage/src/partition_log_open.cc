@@ -4,13 +4,11 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstdlib>
-#include <functional>
-#include <thread>
 
 #include "log_markers.h"
+#include "spillway/common/parallel_for.h"
 #include "spillway/storage/partition_log.h"
 
 namespace spillway::storage {
@@ -54,24 +52,11 @@ std::vector<Result<std::unique_ptr<PartitionLog>>> PartitionLog::open_many(
     }
   }
   if (!valid.ok()) return out;
-  // Each pass hands out indices from a shared counter; a log is touched by
-  // one thread at a time, and a pass ends (join) before the next begins.
-  auto run = [&](const std::function<Status(PartitionLog&)>& step) {
-    std::atomic<std::size_t> next{0};
-    auto work = [&] {
-      for (std::size_t i; (i = next.fetch_add(1)) < out.size();) {
-        if (!out[i].ok()) continue;
-        if (Status st = step(**out[i]); !st.ok()) out[i] = std::move(st);
-      }
-    };
-    const unsigned n =
-        static_cast<unsigned>(std::clamp<std::size_t>(out.size(), 1, std::max(1u, threads)));
-    std::vector<std::thread> pool;
-    for (unsigned t = 1; t < n; ++t) pool.emplace_back(work);
-    work();
-    for (std::thread& t : pool) t.join();
-  };
-  run([](PartitionLog& log) { return log.recover(/*defer_dir_sync=*/true); });
+  // A log is touched by one thread at a time.
+  parallel_for(out.size(), threads, [&](std::size_t i) {
+    if (!out[i].ok()) return;
+    if (Status st = (*out[i])->recover(/*defer_dir_sync=*/true); !st.ok()) out[i] = std::move(st);
+  });
   // Every log's directory changes were made above; one sync_dirs() makes
   // them durable together (one syncfs for thousands of directories,
   // FileSystem::sync_dirs), and a failure fails every log that waited on it.
