@@ -11,6 +11,7 @@
 #include <limits>
 #include <utility>
 
+#include "core/interval_flush.h"
 #include "core/scrub_budget.h"
 #include "core/task_pool.h"
 #include "spillway/common/buffer_pool.h"
@@ -417,6 +418,7 @@ void Partition::publish() {
   const int64_t log_before = std::exchange(published_log_hw_, log_hw);
   log_start_.store(log_->log_start_offset().value(), std::memory_order_relaxed);
   log_end_.store(log_->log_end_offset().value(), std::memory_order_release);
+  durable_.store(log_->durable_offset().value(), std::memory_order_relaxed);
   if (fetch_waiters_.empty()) return;
   if (hw != before) {
     for (FetchWaiter& w : fetch_waiters_) {
@@ -570,7 +572,7 @@ void Partition::finish_scrub_grant(Result<bool> done) {
   scrub();  // on while the budget lasts
 }
 
-void Partition::tick() {
+void Partition::tick(IntervalFlush* interval) {
   check_on_core(core_);
   if (closed_) return;
   check_sealed_segments();
@@ -589,7 +591,21 @@ void Partition::tick() {
                             .count();
     if (now - last_interval_flush_ms_ >= flush_interval_ms_) {
       last_interval_flush_ms_ = now;
-      start_flush();  // on the sync thread
+      if (interval != nullptr && !in_interval_group_.has_value()) {
+        in_interval_group_ = interval->covers(log_->dir());
+      }
+      if (interval != nullptr && *in_interval_group_) {
+        // One sync for every due partition of the core (interval_flush.h).
+        storage::FlushRequest request = log_->begin_flush();
+        if (!request.needed()) {
+          finish_flush(request, Status::Ok());
+        } else {
+          flushing_ = true;
+          interval->add(shared_from_this(), std::move(request));
+        }
+      } else {
+        start_flush();  // on the sync thread
+      }
     }
   }
   if (role_.load(std::memory_order_relaxed) == replication::Role::kLeader) {

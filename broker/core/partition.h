@@ -35,6 +35,8 @@
 
 namespace spillway::broker {
 
+class IntervalFlush;
+
 // What a partition operation reports back; kNoOffset where it does not say.
 struct PartitionReply {
   Status status;
@@ -195,6 +197,9 @@ class Partition : public std::enable_shared_from_this<Partition> {
   void epoch_end(LeaderEpoch requested, LeaderEpoch current, Reply reply);
   // The log end offset (follower: where the next fetch starts). Any thread.
   Offset log_end_offset() const { return Offset(log_end_.load(std::memory_order_acquire)); }
+  // Everything below it is on disk (an fdatasync of the log, or its core's
+  // group sync under `interval`, covered it). Any thread.
+  Offset durable_offset() const { return Offset(durable_.load(std::memory_order_relaxed)); }
   // Replication gauges for /metrics (any thread): while leading, the
   // replica and stored-ISR counts and the largest follower lag in records
   // (leader end minus the follower's last fetch offset); counts of stored
@@ -223,8 +228,10 @@ class Partition : public std::enable_shared_from_this<Partition> {
   void add_waiter(FetchWaiter waiter);
 
   // Timer hooks: the interval flush, the start of the background check of
-  // sealed segments (see below) and retention.
-  void tick();
+  // sealed segments (see below) and retention. A due interval flush joins
+  // `interval` (the core's group, interval_flush.h) when the log lies on
+  // its file system; without a group it is synced on its own.
+  void tick(IntervalFlush* interval = nullptr);
   void enforce_retention();
 
   // Wakes every long-poll waiter now (they answer with what there is): the
@@ -316,7 +323,9 @@ class Partition : public std::enable_shared_from_this<Partition> {
   // write_producer_snapshot() without the core check (also the constructor's).
   void save_producer_snapshot();
   void start_flush();
+  // Owner; IntervalFlush calls it with its group's result for this log.
   void finish_flush(const storage::FlushRequest& request, Status result);
+  friend class IntervalFlush;
   void publish();  // refresh the atomics; wake fetch waiters if data became visible
   Status closed_error() const;
   // Publishes the log's corrupt state (once) and returns the error to send.
@@ -344,6 +353,8 @@ class Partition : public std::enable_shared_from_this<Partition> {
   const int64_t producer_expiration_ms_;
   ProducerStateTable producers_;
   int64_t last_interval_flush_ms_ = 0;
+  // Whether the log lies on the interval group's file system (asked once).
+  std::optional<bool> in_interval_group_;
   bool flushing_ = false;
   bool closed_ = false;
   bool stopping_ = false;  // wake_waiters() ran: later waiters are woken at once
@@ -370,6 +381,7 @@ class Partition : public std::enable_shared_from_this<Partition> {
   std::atomic<uint64_t> isr_shrinks_{0};
   std::atomic<uint64_t> isr_expands_{0};
   std::atomic<int64_t> log_end_{0};
+  std::atomic<int64_t> durable_{0};
   std::atomic<int64_t> high_watermark_{0};
   std::atomic<int64_t> log_start_{0};
   std::atomic<uint64_t> size_bytes_{0};

@@ -191,6 +191,18 @@ Result<std::shared_ptr<Topic>> TopicRegistry::restore_topic(const std::string& n
 Status TopicRegistry::start() {
   const std::string topics_dir = config_.data_dir + "/topics";
   SPILLWAY_RETURN_IF_ERROR(fs_.create_dirs(topics_dir));
+  for (size_t core = 0; core < per_core_.size(); ++core) {
+    // Opened before any log is opened, so the group sees every write-back
+    // error from now on (group_sync.h).
+    Result<std::unique_ptr<storage::GroupSync>> group = fs_.open_group_sync(config_.data_dir);
+    if (!group.ok()) {
+      spdlog::warn("interval flushes sync each partition on its own: {}",
+                   group.status().message());
+      continue;
+    }
+    per_core_[core].interval_flush = std::make_unique<IntervalFlush>(
+        std::move(*group), cores_.context(core), cores_.sync_context(core));
+  }
   Result<std::vector<std::string>> entries = fs_.list_dir(topics_dir);
   if (!entries.ok()) {
     return Status(ErrorCode::kIoError,
@@ -239,7 +251,9 @@ Status TopicRegistry::start() {
     for (auto& [name, topic] : all_) adopt(core, topic);
   }
   cores_.every(tick_period(config_), [this](size_t core) {
-    for (auto& partition : per_core_[core].owned) partition->tick();
+    CoreTopics& mine = per_core_[core];
+    for (auto& partition : mine.owned) partition->tick(mine.interval_flush.get());
+    if (mine.interval_flush != nullptr) mine.interval_flush->start();
   });
   cores_.every(std::chrono::milliseconds(config_.retention_check_interval_ms), [this](size_t core) {
     for (auto& partition : per_core_[core].owned) partition->enforce_retention();

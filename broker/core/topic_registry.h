@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "config/broker_config.h"
+#include "interval_flush.h"
 #include "partition.h"
 #include "runtime/core_set.h"
 #include "spillway/storage/file_system.h"
@@ -161,6 +162,9 @@ class TopicRegistry {
   struct CoreTopics {
     TopicTable table;
     std::vector<std::shared_ptr<Partition>> owned;
+    // The core's interval flushes, synced as one group; null when the data
+    // directory's group could not be opened (each log then syncs alone).
+    std::unique_ptr<IntervalFlush> interval_flush;
   };
 
   // Whether open_topic() makes the topic's directory and topic.meta first.

@@ -80,6 +80,18 @@ class Registry {
     return start();
   }
 
+  // Settings for the next start().
+  BrokerConfig& config() { return config_; }
+
+  // Runs the core (its timers too) until `done()`.
+  template <typename Done>
+  void run_until(Done done) {
+    core().restart();
+    // The answer needs only posted work, never a timer: run_one() returns
+    // as soon as the next handler ran.
+    while (!done()) core().run_one();
+  }
+
   TopicRegistry& operator*() { return *registry_; }
   TopicRegistry* operator->() { return registry_.get(); }
 
@@ -111,13 +123,13 @@ class Registry {
     return *done;
   }
 
-  // Appends a batch of `records` records to partition 0 of `name`; its
+  // Appends a batch of `records` records to partition `p` of `name`; its
   // base offset.
-  Result<int64_t> produce(const std::string& name, int records) {
+  Result<int64_t> produce(const std::string& name, int records, size_t p = 0) {
     Topic* topic = registry_->find(name);
     if (topic == nullptr) return Status(ErrorCode::kUnknownTopic, name);
-    if (topic->partitions.empty()) return Status(ErrorCode::kUnknownPartition, name);
-    Partition& partition = *topic->partitions[0];
+    if (topic->partitions.size() <= p) return Status(ErrorCode::kUnknownPartition, name);
+    Partition& partition = *topic->partitions[p];
     const std::vector<std::byte> bytes = batch_of(records);
     std::span<std::byte> rented = BufferPool::global().rent(bytes.size());
     if (rented.empty()) return Status(ErrorCode::kResourceExhausted, "no buffer");
@@ -157,14 +169,6 @@ class Registry {
     core().restart();
     core().poll();
   }
-  template <typename Done>
-  void run_until(Done done) {
-    core().restart();
-    // The answer needs only posted work, never a timer: run_one() returns
-    // as soon as the next handler ran.
-    while (!done()) core().run_one();
-  }
-
   storage::FileSystem& fs_;
   BrokerConfig config_;
   CoreSet::Binding bound_{0};  // the test thread is core 0
@@ -453,6 +457,61 @@ TEST_F(TopicRegistryFiles, AShutdownClosesEveryPartitionDurably) {
   Result<int64_t> next = registry_.produce("many", 1);
   ASSERT_TRUE(next.ok()) << next.status().to_string();
   EXPECT_EQ(*next, 3);
+}
+
+// The `interval` flushes of a core's partitions that fall due together are
+// one sync of the file system (interval_flush.h), not one fdatasync per
+// partition, and what it synced survives a power loss.
+TEST_F(TopicRegistryFiles, IntervalFlushesOfManyPartitionsAreOneGroupSync) {
+  registry_.config().flush_interval_ms = 20;
+  ASSERT_TRUE(registry_.start().ok());
+  ASSERT_TRUE(registry_.create("many", 40).ok());
+  const uint64_t syncs = fs_.sync_count();
+  const uint64_t groups = fs_.group_sync_count();
+  for (size_t p = 0; p < 40; ++p) ASSERT_TRUE(registry_.produce("many", 3, p).ok()) << p;
+  Topic* topic = registry_->find("many");
+  ASSERT_NE(topic, nullptr);
+  for (const auto& partition : topic->partitions) {
+    registry_.run_until([&] { return partition->durable_offset() == Offset(3); });
+  }
+  EXPECT_GT(fs_.group_sync_count(), groups);
+  EXPECT_EQ(fs_.sync_count(), syncs) << "a partition synced its log on its own";
+
+  // Power is lost before the clean stop could sync anything.
+  fs_.faults().ops_until_crash = 0;
+  registry_.stop();
+  fs_.simulate_power_loss();
+  fs_.faults().ops_until_crash = -1;
+  ASSERT_TRUE(registry_.start().ok());
+  for (size_t p = 0; p < 40; ++p) {
+    Result<int64_t> next = registry_.produce("many", 1, p);
+    ASSERT_TRUE(next.ok()) << p << ": " << next.status().to_string();
+    EXPECT_EQ(*next, 3) << "partition " << p << " lost records the group sync covered";
+  }
+}
+
+// A group sync that fails is each file's failure: every partition in it
+// learns that its flush failed and stops taking writes (as after a failed
+// fdatasync of its own), none counts its records as durable.
+TEST_F(TopicRegistryFiles, AFailedGroupSyncFailsTheFlushOfEveryPartitionInIt) {
+  registry_.config().flush_interval_ms = 20;
+  ASSERT_TRUE(registry_.start().ok());
+  ASSERT_TRUE(registry_.create("many", 8).ok());
+  fs_.faults().fail_sync = true;
+  // Each partition's first write is taken (nothing flushed it yet).
+  for (size_t p = 0; p < 8; ++p) ASSERT_TRUE(registry_.produce("many", 2, p).ok()) << p;
+  // Each partition's failed flush makes it refuse appends.
+  for (size_t p = 0; p < 8; ++p) {
+    registry_.run_until([&] { return !registry_.produce("many", 1, p).ok(); });
+  }
+  fs_.faults().fail_sync = false;
+  EXPECT_EQ(fs_.group_sync_count(), 0u);
+  Topic* topic = registry_->find("many");
+  ASSERT_NE(topic, nullptr);
+  for (size_t p = 0; p < 8; ++p) {
+    EXPECT_FALSE(registry_.produce("many", 1, p).ok()) << p;
+    EXPECT_EQ(topic->partitions[p]->durable_offset(), Offset(0)) << p;
+  }
 }
 
 TEST_F(TopicRegistryFiles, ARenameThatFailsIsAnErrorAndChangesNothing) {

@@ -1,6 +1,7 @@
 // MemoryFileSystem: in-memory files with injectable faults.
 #include "memory_file_system.h"
 
+#include <algorithm>
 #include <cerrno>
 
 namespace spillway::storage::testing {
@@ -320,6 +321,40 @@ uint64_t MemoryFileSystem::bytes_read() {
 std::vector<std::pair<uint64_t, uint64_t>> MemoryFileSystem::advised() {
   std::lock_guard lock(mu_);
   return advised_;
+}
+
+class MemoryGroupSync final : public GroupSync {
+ public:
+  explicit MemoryGroupSync(MemoryFileSystem& fs) : fs_(fs) {}
+  bool covers(const std::string&) override { return true; }
+  void sync(std::span<File* const> files, std::span<Status> results) override {
+    if (fs_.sync_all_files()) {
+      std::fill(results.begin(), results.end(), Status::Ok());
+      return;
+    }
+    per_file_.sync(files, results);
+  }
+
+ private:
+  MemoryFileSystem& fs_;
+  PerFileGroupSync per_file_;
+};
+
+Result<std::unique_ptr<GroupSync>> MemoryFileSystem::open_group_sync(const std::string&) {
+  return std::unique_ptr<GroupSync>(std::make_unique<MemoryGroupSync>(*this));
+}
+
+bool MemoryFileSystem::sync_all_files() {
+  std::lock_guard lock(mu_);
+  if (faults_.fail_sync || !allow_change_locked()) return false;
+  for (auto& [path, node] : files_) node->synced = node->data;
+  ++group_sync_count_;
+  return true;
+}
+
+uint64_t MemoryFileSystem::group_sync_count() {
+  std::lock_guard lock(mu_);
+  return group_sync_count_;
 }
 
 uint64_t MemoryFileSystem::sync_count() {

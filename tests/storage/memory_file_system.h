@@ -64,6 +64,10 @@ class MemoryFileSystem final : public FileSystem {
   bool is_directory(const std::string& path) override;
   Result<std::string> read_file(const std::string& path) override;
   Result<int64_t> modified_time_ms(const std::string& path) override;
+  // A group that syncs the data of every file at once, as syncfs(2) does
+  // (counted by group_sync_count()); while fail_sync is set the one call
+  // fails and each file is synced on its own, as PosixFileSystem's does.
+  Result<std::unique_ptr<GroupSync>> open_group_sync(const std::string& dir) override;
 
   // Test access to a file's current bytes; empty vector when missing.
   std::vector<std::byte> contents(const std::string& path);
@@ -77,6 +81,8 @@ class MemoryFileSystem final : public FileSystem {
   void simulate_power_loss();
   // How many sync_data calls succeeded.
   uint64_t sync_count();
+  // How many whole-file-system syncs of open_group_sync()'s groups succeeded.
+  uint64_t group_sync_count();
   // How many bytes read_at has returned, over all files.
   uint64_t bytes_read();
   // How many changes (the operations ops_until_crash counts) succeeded.
@@ -93,6 +99,10 @@ class MemoryFileSystem final : public FileSystem {
 
  private:
   friend class MemoryFile;
+  friend class MemoryGroupSync;
+  // Every file's data durable at once; false (nothing synced) while
+  // fail_sync is set or past the crash point.
+  bool sync_all_files();
   bool is_directory_locked(const std::string& path) const;
   // Counts a change against ops_until_crash; false once the crash point
   // is reached (the caller then fails without changing anything).
@@ -108,6 +118,7 @@ class MemoryFileSystem final : public FileSystem {
   std::map<std::string, std::shared_ptr<Node>> removed_;
   uint64_t change_count_ = 0;
   uint64_t sync_count_ = 0;
+  uint64_t group_sync_count_ = 0;
   uint64_t bytes_read_ = 0;
   std::vector<std::pair<uint64_t, uint64_t>> advised_;
   int64_t clock_ = 1;

@@ -98,5 +98,37 @@ TEST(PosixFileSystem, SyncDirsOfManyDirectories) {
   EXPECT_NE(st.to_string().find("missing"), std::string::npos) << st.to_string();
 }
 
+// The interval flush's group (group_sync.h): it covers directories of its
+// own file system only, and a long list (one syncfs) or a short one (an
+// fdatasync each) reports every file synced.
+TEST(PosixFileSystem, AGroupSyncCoversItsFileSystemAndSyncsEveryFile) {
+  testing::ScratchDir scratch;
+  FileSystem& fs = posix_file_system();
+  EXPECT_FALSE(fs.open_group_sync(scratch.path() + "/missing").ok());
+  Result<std::unique_ptr<GroupSync>> group = fs.open_group_sync(scratch.path());
+  ASSERT_TRUE(group.ok()) << group.status().to_string();
+  ASSERT_TRUE(fs.create_dirs(scratch.path() + "/topics/t/0").ok());
+  EXPECT_TRUE((*group)->covers(scratch.path() + "/topics/t/0"));
+  EXPECT_FALSE((*group)->covers("/proc/self")) << "another file system";
+  EXPECT_FALSE((*group)->covers(scratch.path() + "/missing"));
+
+  std::vector<std::unique_ptr<File>> files;
+  std::vector<File*> list;
+  const std::byte bytes[4] = {};
+  for (int i = 0; i < 100; ++i) {
+    Result<std::unique_ptr<File>> f = fs.open(scratch.path() + "/f" + std::to_string(i),
+                                              OpenMode::kCreate);
+    ASSERT_TRUE(f.ok());
+    ASSERT_TRUE(write_all(**f, bytes, 0).ok());
+    list.push_back(f->get());
+    files.push_back(std::move(*f));
+  }
+  for (size_t n : {size_t{100}, size_t{3}}) {
+    std::vector<Status> results(n, Status(ErrorCode::kIoError, "not synced"));
+    (*group)->sync(std::span<File* const>(list).first(n), results);
+    for (size_t i = 0; i < n; ++i) EXPECT_TRUE(results[i].ok()) << n << " files, file " << i;
+  }
+}
+
 }  // namespace
 }  // namespace spillway::storage

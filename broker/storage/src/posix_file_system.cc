@@ -18,6 +18,43 @@ namespace {
 
 // sync_dirs() of this many directories or more uses syncfs(2).
 constexpr std::size_t kSyncfsFromDirs = 256;
+// A GroupSync of this many files or more uses syncfs(2); below it each file
+// is synced on its own (syncfs also writes back every other dirty file of
+// the file system, which a handful of fdatasyncs need not wait for).
+constexpr std::size_t kSyncfsFromFiles = 64;
+
+// One syncfs(2) for many files of one file system. The descriptor is opened
+// once, when the group is made, and kept: syncfs reports a write-back error
+// to each descriptor that has not seen it yet (Linux 5.8 and later), so an
+// error anywhere on the file system after this group was opened is reported
+// to its next sync, which then syncs each file on its own to learn which of
+// them lost data. A descriptor opened later would miss an error another
+// descriptor's syncfs had already seen.
+class SyncfsGroupSync final : public GroupSync {
+ public:
+  SyncfsGroupSync(int fd, dev_t device) : fd_(fd), device_(device) {}
+  ~SyncfsGroupSync() override { ::close(fd_); }
+
+  bool covers(const std::string& dir) override {
+    struct stat st;
+    return ::stat(dir.c_str(), &st) == 0 && st.st_dev == device_;
+  }
+
+  void sync(std::span<File* const> files, std::span<Status> results) override {
+    if (files.size() >= kSyncfsFromFiles && ::syncfs(fd_) == 0) {
+      std::fill(results.begin(), results.end(), Status::Ok());
+      return;
+    }
+    // Few files, or an error somewhere on the file system (not necessarily
+    // in these files): each file's own fdatasync says which lost data.
+    per_file_.sync(files, results);
+  }
+
+ private:
+  int fd_;
+  dev_t device_;
+  PerFileGroupSync per_file_;
+};
 
 class PosixFile final : public File {
  public:
@@ -163,6 +200,18 @@ class PosixFileSystem final : public FileSystem {
       if (rc != 0) return status_from_errno(err, "syncfs " + dir);
     }
     return Status::Ok();
+  }
+
+  Result<std::unique_ptr<GroupSync>> open_group_sync(const std::string& dir) override {
+    const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return status_from_errno(errno, "open dir " + dir);
+    struct stat st;
+    if (::fstat(fd, &st) != 0) {
+      const int err = errno;
+      ::close(fd);
+      return status_from_errno(err, "stat " + dir);
+    }
+    return std::unique_ptr<GroupSync>(std::make_unique<SyncfsGroupSync>(fd, st.st_dev));
   }
 
   bool exists(const std::string& path) override {

@@ -59,6 +59,11 @@ class BoundedFileSystem final : public FileSystem {
   Status create_dirs(const std::string& dir) override { return inner_.create_dirs(dir); }
   Status sync_dir(const std::string& dir) override { return inner_.sync_dir(dir); }
   Status sync_dirs(const std::vector<std::string>& dirs) override { return inner_.sync_dirs(dirs); }
+  // The inner file system's: its whole-file-system sync needs no descriptor
+  // of the files (theirs are reopened only for a per-file fallback).
+  Result<std::unique_ptr<GroupSync>> open_group_sync(const std::string& dir) override {
+    return inner_.open_group_sync(dir);
+  }
   bool exists(const std::string& path) override { return inner_.exists(path); }
   bool is_directory(const std::string& path) override { return inner_.is_directory(path); }
   Result<std::string> read_file(const std::string& path) override { return inner_.read_file(path); }

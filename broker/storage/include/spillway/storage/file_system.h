@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "spillway/common/status.h"
+#include "spillway/storage/group_sync.h"
 
 namespace spillway::storage {
 
@@ -144,6 +145,12 @@ class FileSystem {
   // system for a long list) overrides it. Used where thousands of
   // directories changed at once (opening every partition at start-up).
   virtual Status sync_dirs(const std::vector<std::string>& dirs);
+
+  // A GroupSync for the files of the file system that holds `dir`
+  // (group_sync.h), opened now: write-back errors from this moment on are
+  // seen by it. The default syncs each file on its own; PosixFileSystem
+  // uses one syncfs(2) for a long list. Error when `dir` cannot be opened.
+  virtual Result<std::unique_ptr<GroupSync>> open_group_sync(const std::string& dir);
 
   // True iff `path` names an existing file or directory.
   virtual bool exists(const std::string& path) = 0;
