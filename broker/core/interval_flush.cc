@@ -1,5 +1,7 @@
 #include "core/interval_flush.h"
 
+#include <utility>
+
 #include "core/partition.h"
 #include "core/task_pool.h"
 
@@ -15,7 +17,7 @@ void IntervalFlush::add(std::shared_ptr<Partition> partition, storage::FlushRequ
 
 void IntervalFlush::start() {
   if (due_.empty()) return;
-  post_task(sync_, [group = group_, due = std::move(due_), &owner = owner_]() mutable {
+  post_task(sync_, [group = group_, due = std::exchange(due_, {}), &owner = owner_]() mutable {
     std::vector<storage::File*> files;
     files.reserve(due.size());
     for (const Due& d : due) files.push_back(d.request.file.get());
@@ -27,7 +29,6 @@ void IntervalFlush::start() {
       }
     });
   });
-  due_.clear();  // moved from: empty again, ready for the next tick
 }
 
 }  // namespace spillway::broker

@@ -17,7 +17,6 @@
 
 #include <asio/io_context.hpp>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 

@@ -311,7 +311,7 @@ void Partition::answer_duplicate(const ProducerBatch& original, AckAfter ack, Re
   deliver(reply, std::move(r));
 }
 
-void Partition::start_flush() {
+void Partition::start_flush(IntervalFlush* group) {
   check_on_core(core_);
   storage::FlushRequest request = log_->begin_flush();
   if (!request.needed()) {
@@ -319,6 +319,10 @@ void Partition::start_flush() {
     return;
   }
   flushing_ = true;
+  if (group != nullptr) {
+    group->add(shared_from_this(), std::move(request));  // synced with the core's others
+    return;
+  }
   // The fdatasync runs on the sync thread; appends keep landing here
   // meanwhile and are covered by the next sync.
   post_task(sync_, [self = shared_from_this(), request]() mutable {
@@ -594,18 +598,8 @@ void Partition::tick(IntervalFlush* interval) {
       if (interval != nullptr && !in_interval_group_.has_value()) {
         in_interval_group_ = interval->covers(log_->dir());
       }
-      if (interval != nullptr && *in_interval_group_) {
-        // One sync for every due partition of the core (interval_flush.h).
-        storage::FlushRequest request = log_->begin_flush();
-        if (!request.needed()) {
-          finish_flush(request, Status::Ok());
-        } else {
-          flushing_ = true;
-          interval->add(shared_from_this(), std::move(request));
-        }
-      } else {
-        start_flush();  // on the sync thread
-      }
+      // One sync for every due partition of the core (interval_flush.h).
+      start_flush(in_interval_group_.value_or(false) ? interval : nullptr);
     }
   }
   if (role_.load(std::memory_order_relaxed) == replication::Role::kLeader) {

@@ -322,7 +322,8 @@ class Partition : public std::enable_shared_from_this<Partition> {
   void replay_producer_batches(Offset from);
   // write_producer_snapshot() without the core check (also the constructor's).
   void save_producer_snapshot();
-  void start_flush();
+  // Syncs the log on the sync thread, or as part of `group` when given.
+  void start_flush(IntervalFlush* group = nullptr);
   // Owner; IntervalFlush calls it with its group's result for this log.
   void finish_flush(const storage::FlushRequest& request, Status result);
   friend class IntervalFlush;
