@@ -413,6 +413,7 @@ Status BrokerRuntime::open_metrics_endpoint() {
                           .connections_waiting_for_budget = budget.waiting(),
                           .connections_over_share = budget.over_share(),
                           .connections_at_max_in_flight = server_->paused_at_max_in_flight(),
+                          .connections_moved = server_->connections_moved(),
                       });
         collect_group_metrics(context_->groups, *offsets_, *cores_,
                               [topics = topics_.get(), page = std::move(page),

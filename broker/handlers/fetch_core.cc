@@ -338,6 +338,7 @@ void FetchCore::read_all() {
     reply.fn = &on_read;
     reply.ctx = this;
     reply.index = i;
+    exchange_->note_partition_owner(p.log->owner());
     std::shared_ptr<Partition> owner = p.log;
     // With no grant the slice is not sent; read the smallest one for the
     // offsets. Otherwise the first batch comes whole even past the grant.

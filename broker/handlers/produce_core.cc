@@ -124,6 +124,7 @@ Status ProduceCore::post_append(Partition& partition, uint32_t topic,
     reply.ctx = this;
     ++pending_;
   }
+  exchange_->note_partition_owner(partition.owner());
   const AckAfter ack = acks == Acks::kDurable ? AckAfter::kSync
                       : acks == Acks::kAll   ? AckAfter::kIsr
                                              : AckAfter::kWrite;

@@ -82,6 +82,11 @@ std::string Metrics::render(const TopicRegistry& topics, const NetworkGauges& ne
       "# HELP spillway_connections Open client connections.\n# TYPE spillway_connections gauge\n";
   line(out, "spillway_connections %zu\n", network.connections);
   out +=
+      "# HELP spillway_connections_moved_total Connections moved to the core that owns the "
+      "partitions their requests name.\n# TYPE spillway_connections_moved_total counter\n";
+  line(out, "spillway_connections_moved_total %llu\n",
+       static_cast<unsigned long long>(network.connections_moved));
+  out +=
       "# HELP spillway_memory_budget_bytes Bytes that requests and responses in flight may hold "
       "(limits.memory_budget_bytes).\n# TYPE spillway_memory_budget_bytes gauge\n";
   line(out, "spillway_memory_budget_bytes %llu\n",

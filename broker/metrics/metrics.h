@@ -33,6 +33,7 @@ struct NetworkGauges {
   uint64_t connections_waiting_for_budget = 0;  // the broker-wide budget is exhausted
   uint64_t connections_over_share = 0;          // hold their whole per-connection share
   int64_t connections_at_max_in_flight = 0;     // max_in_flight_per_connection unanswered
+  uint64_t connections_moved = 0;  // to their partitions' core (Server::connections_moved)
 };
 
 // Heap allocations (operator new calls) made by this process so far, or -1

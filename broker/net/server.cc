@@ -1,8 +1,10 @@
 // Thread-per-core acceptor and shutdown. Each core (CoreSet) is run by one
-// thread; a connection lives on one core from accept to close.
+// thread; a connection lives on one core from accept to close, unless it
+// moves to the core of its partitions (move_session()).
 #include "server.h"
 
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <asio/io_context.hpp>
 #include <asio/post.hpp>
@@ -46,6 +48,9 @@ Server::Server(CoreSet& cores, ServerOptions options)
     host->connection_memory_bytes = options_.connection_memory_bytes;
     host->limits = &limits_;
     host->paused_at_max_in_flight = &paused_at_max_in_flight_;
+    host->move_session = [this](asio::io_context& target, MovedConnection moved) {
+      move_session(target, std::move(moved));
+    };
     memory_.set_waker(i, &cores_.context(i), &wake_memory_waiters, host.get());
     hosts_.push_back(std::move(host));
   }
@@ -239,6 +244,40 @@ void Server::start_session(asio::ip::tcp::socket socket, asio::ip::address addre
       return;  // the socket closes as the lambda is destroyed
     }
     std::make_shared<Session>(std::move(socket), std::move(address), host, from)->start();
+  });
+}
+
+void Server::move_session(asio::io_context& target, MovedConnection moved) {
+  SessionHost* host = nullptr;
+  for (const auto& h : hosts_) {
+    if (h->context == &target) host = h.get();
+  }
+  // The socket is registered with the target core's reactor here, as
+  // async_accept does for the core it hands a new connection to.
+  asio::ip::tcp::socket socket(target);
+  asio::error_code ec;
+  if (host != nullptr) {
+    socket.assign(moved.address.is_v4() ? asio::ip::tcp::v4() : asio::ip::tcp::v6(), moved.fd, ec);
+  }
+  if (host == nullptr || ec) {
+    spdlog::warn("connection from {}: could not move it to another core ({}); closing it",
+                 moved.address.to_string(), ec ? ec.message() : "no such core");
+    ::close(moved.fd);
+    limits_.release(moved.address);
+    return;
+  }
+  connections_moved_.fetch_add(1, std::memory_order_relaxed);
+  asio::post(target, [this, host, socket = std::move(socket), moved = std::move(moved)]() mutable {
+    // As in start_session(): a core that has stopped its sessions takes no
+    // new one.
+    if (stop_requested_.load()) {
+      limits_.release(moved.address);
+      return;  // the socket closes as the lambda is destroyed
+    }
+    asio::ip::address address = moved.address;
+    const SessionListener& listener = *moved.listener;
+    std::make_shared<Session>(std::move(socket), std::move(address), *host, listener)
+        ->start_moved(std::move(moved));
   });
 }
 

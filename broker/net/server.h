@@ -29,6 +29,7 @@
 namespace spillway::broker {
 
 struct SessionHost;
+struct MovedConnection;
 struct SessionListener;
 
 // One listening socket and the protocol its connections speak.
@@ -114,6 +115,9 @@ class Server {
   int64_t paused_at_max_in_flight() const {
     return paused_at_max_in_flight_.load(std::memory_order_relaxed);
   }
+  // Connections moved to the core of the partitions they use, since start
+  // (docs/architecture.md, "Connections move to their partitions' core").
+  uint64_t connections_moved() const { return connections_moved_.load(std::memory_order_relaxed); }
 
   // Starts the graceful stop: no new connections, no new requests read;
   // on each core on_core_stop; once the sessions of every core have ended,
@@ -140,12 +144,16 @@ class Server {
   bool allow_refusal_log(uint64_t* held_back);
   void start_session(asio::ip::tcp::socket socket, asio::ip::address address, size_t listener,
                      size_t target);
+  // A session's SessionHost::move_session: a new session on the core that
+  // runs `target` takes the connection over. Called on the old core.
+  void move_session(asio::io_context& target, MovedConnection moved);
 
   CoreSet& cores_;
   ServerOptions options_;
   ConnectionLimits limits_;
   MemoryBudget memory_;
   std::atomic<int64_t> paused_at_max_in_flight_{0};
+  std::atomic<uint64_t> connections_moved_{0};
   // One per core: the sessions of the core, touched only on its thread.
   std::vector<std::unique_ptr<SessionHost>> hosts_;
   std::vector<Acceptor> acceptors_;            // one per listener, on core 0

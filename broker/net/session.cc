@@ -20,6 +20,11 @@ constexpr size_t kMaxBuffersPerWrite = 64;
 // (see close_gracefully()), and the reads that discard its input meanwhile.
 constexpr std::chrono::milliseconds kLingerTime{500};
 constexpr size_t kDrainBytes = 4096;
+// Requests in a row that must name partitions of one other core before the
+// connection moves there; doubled by each move, so a client whose partitions
+// alternate between cores settles instead of moving back and forth.
+constexpr unsigned kMoveAfterRequests = 8;
+constexpr unsigned kMaxMoveDoublings = 12;
 }  // namespace
 
 Session::Session(asio::ip::tcp::socket socket, asio::ip::address address, SessionHost& host,
@@ -50,8 +55,12 @@ Session::~Session() {
   free_body();
   release_inbox();
   host_.sessions.erase(this);
-  if (!evicted_) host_.limits->release(address_);
-  spdlog::debug("connection from {} closed", peer_);
+  if (!evicted_ && !moved_) host_.limits->release(address_);
+  if (moved_) {
+    spdlog::debug("connection from {} moved to another core", peer_);
+  } else {
+    spdlog::debug("connection from {} closed", peer_);
+  }
   if (host_.sessions.empty() && host_.on_drained) std::exchange(host_.on_drained, nullptr)();
 }
 
@@ -73,6 +82,99 @@ void Session::start() {
   }
   read_header();
   if (host_.idle_timeout.count() > 0) watch_idle();
+}
+
+void Session::start_moved(MovedConnection moved) {
+  security_.principal = std::move(moved.principal);
+  security_.authenticated = moved.authenticated;
+  moves_ = moved.moves;
+  last_read_ = moved.last_read;
+  if (!moved.received.empty()) {
+    // At most one inbox's worth: the old session's inbox held it.
+    std::span<std::byte> rented = BufferPool::global().rent(kInboxBytes);
+    if (rented.empty()) {
+      spdlog::error("connection from {}: no memory for its read buffer; closing it", peer_);
+      set_read_state(ReadState::kDone);
+      close_socket();
+      return;
+    }
+    inbox_ = rented.data();
+    std::memcpy(inbox_, moved.received.data(), moved.received.size());
+    inbox_begin_ = 0;
+    inbox_end_ = moved.received.size();
+  }
+  read_header();
+  if (host_.idle_timeout.count() > 0) watch_idle();
+}
+
+void Session::note_partition_owner(const Exchange& exchange) {
+  if (exchange.mixed_partition_owners()) {
+    affinity_ = nullptr;
+    affinity_streak_ = 0;
+    return;
+  }
+  asio::io_context* owner = exchange.partition_owner();
+  if (owner == nullptr) return;  // no partition named (Metadata, heartbeats): no vote
+  if (owner == host_.context) {
+    affinity_ = nullptr;
+    affinity_streak_ = 0;
+    return;
+  }
+  if (owner != affinity_) {
+    affinity_ = owner;
+    affinity_streak_ = 0;
+  }
+  ++affinity_streak_;
+  if (affinity_streak_ >= (kMoveAfterRequests << std::min(moves_, kMaxMoveDoublings)) &&
+      can_move()) {
+    moving_ = true;
+  }
+}
+
+bool Session::can_move() const {
+  // TLS state cannot change threads with the socket; a SASL exchange in
+  // progress is not carried over.
+  return host_.move_session && !stream_.tls() && !security::uses_tls(listener_.security) &&
+         security_.sasl == nullptr && !stopping_ && !evicted_ && read_ != ReadState::kDone &&
+         write_ == WriteState::kIdle;
+}
+
+bool Session::move_when_quiet() {
+  if (!moving_ || in_flight_ != 0 || !can_move()) return false;
+  move_now();
+  return true;
+}
+
+void Session::move_now() {
+  moving_ = false;
+  asio::io_context* target = std::exchange(affinity_, nullptr);
+  affinity_streak_ = 0;
+  if (target == nullptr) return;
+  MovedConnection moved{.fd = -1,
+                        .address = address_,
+                        .listener = &listener_,
+                        .principal = security_.principal,
+                        .authenticated = security_.authenticated,
+                        .received = {},
+                        .last_read = last_read_,
+                        .moves = moves_ + 1};
+  if (inbox_ != nullptr) moved.received.assign(inbox_ + inbox_begin_, inbox_ + inbox_end_);
+  asio::error_code ec;
+  // Pending operations were cancelled (or completed) before this: release()
+  // only takes the descriptor out of this core's reactor.
+  moved.fd = stream_.socket().release(ec);
+  if (ec) {
+    spdlog::debug("connection from {}: not moved: {}", peer_, ec.message());
+    read_header();
+    return;
+  }
+  moved_ = true;  // its place in host.limits goes with it
+  set_read_state(ReadState::kDone);
+  write_ = WriteState::kClosed;
+  idle_timer_.cancel();
+  release_inbox();
+  free_body();
+  host_.move_session(*target, std::move(moved));
 }
 
 void Session::start_handshake(std::chrono::milliseconds timeout) {
@@ -207,8 +309,9 @@ Exchange& Session::next_exchange() {
   return *slot;
 }
 
-void Session::on_finished(Exchange&, void* owner) {
+void Session::on_finished(Exchange& exchange, void* owner) {
   auto* self = static_cast<Session*>(owner);
+  self->note_partition_owner(exchange);
   self->kick_writer();
   if (self->read_ == ReadState::kWaitEarlier && self->earlier_finished()) {
     // Not from inside finish(): the waiting request's handler may finish
@@ -285,6 +388,8 @@ void Session::next_frame() {
     on_header();
     return;
   }
+  // Nothing in flight and no read pending: the moment to move, if asked.
+  if (move_when_quiet()) return;
   set_read_state(ReadState::kHeader);
   fill_inbox();
 }
@@ -319,6 +424,19 @@ void Session::fill_inbox() {
 
 void Session::on_inbox(const asio::error_code& ec, size_t n) {
   const bool body = read_ == ReadState::kBody;
+  if (moving_ && !stopping_ && !body && (!ec || ec == asio::error::operation_aborted)) {
+    // The header read was cancelled for a move (on_written()), or it
+    // completed first: what it received goes along.
+    if (!ec) {
+      inbox_end_ += n;
+      last_read_ = std::chrono::steady_clock::now();
+    }
+    set_read_state(ReadState::kBetween);
+    // Not quiet after all (a request arrived before the last answer was
+    // written): serve it here and move at the next quiet moment.
+    if (!move_when_quiet()) read_header();
+    return;
+  }
   if (ec) {
     set_read_state(ReadState::kBetween);
     if (body) memory_.release(std::exchange(body_charge_, 0));
@@ -645,6 +763,11 @@ void Session::on_written(const asio::error_code& ec, size_t exchanges) {
     read_body();
   }
   kick_writer();
+  if (moving_ && in_flight_ == 0 && read_ == ReadState::kHeader && write_ == WriteState::kIdle) {
+    // Nothing in flight: stop waiting for the next header (on_inbox() then
+    // moves the connection, with whatever that read received).
+    stop_reading_.emit(asio::cancellation_type::terminal);
+  }
 }
 
 void Session::close_gracefully() {

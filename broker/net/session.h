@@ -11,7 +11,10 @@
 // client that pipelines without reading only ever stops itself.
 //
 // A session lives on one io_context thread for its whole life; none of its
-// members is touched from another thread (handlers post back to it). Its
+// members is touched from another thread (handlers post back to it). A
+// plaintext connection whose requests keep naming partitions of one other
+// core moves there, at a moment with nothing in flight: a new session on
+// that core takes it over (start_moved()) and this one ends. Its
 // socket operations take their memory from per-direction HandlerMemory
 // blocks and request bodies are read into pooled buffers, so a steady stream
 // of requests allocates nothing, and an idle connection keeps no request
@@ -46,6 +49,21 @@
 namespace spillway::broker {
 
 class Session;
+struct SessionListener;
+
+// A plaintext connection on its way to another core (docs/architecture.md,
+// "Connections move to their partitions' core"): what its new session on
+// the target core takes over. Nothing is in flight when it is made.
+struct MovedConnection {
+  int fd = -1;  // the socket, released from the old core's reactor
+  asio::ip::address address;
+  const SessionListener* listener = nullptr;
+  std::string principal;  // ConnectionSecurity's, once settled
+  bool authenticated = true;
+  std::vector<std::byte> received;  // read, not yet cut into frames
+  std::chrono::steady_clock::time_point last_read;
+  unsigned moves = 0;  // this one included
+};
 
 // What a session needs from its server. The server owns one per core; it
 // outlives every session on that core.
@@ -67,6 +85,9 @@ struct SessionHost {
   // Sessions of this thread waiting for the broker-wide budget; woken by
   // wake_memory_waiters() when memory is given back.
   std::vector<std::shared_ptr<Session>> memory_waiters;
+  // Hands a connection to the core that runs `target` (Server::move_session);
+  // null where connections stay on their core (in-process tests).
+  std::function<void(asio::io_context& target, MovedConnection moved)> move_session;
   log::RateLimit bad_frame_log;      // oversized or malformed frame headers
   log::RateLimit tls_handshake_log;  // failed or stalled TLS handshakes
 };
@@ -104,6 +125,9 @@ class Session : public std::enable_shared_from_this<Session> {
   // Starts the reader and writer. The session keeps itself alive until both
   // have ended and every exchange has finished, then leaves host.sessions.
   void start();
+  // Starts a session that takes over a connection moved from another core
+  // (its security state and the bytes already received), instead of start().
+  void start_moved(MovedConnection moved);
 
   // Graceful stop: reads no further request, answers every request already
   // read, then closes the connection. Idempotent. Call on the session's thread.
@@ -212,6 +236,14 @@ class Session : public std::enable_shared_from_this<Session> {
   void free_body();
   Exchange& next_exchange();
   static void on_finished(Exchange& exchange, void* owner);
+  // Connection affinity: counts the requests whose partitions all live on
+  // one other core, and asks for a move (moving_) once enough of them in a
+  // row did. The move waits for a moment with nothing in flight
+  // (move_when_quiet()); move_now() hands the socket over.
+  void note_partition_owner(const Exchange& exchange);
+  bool can_move() const;
+  bool move_when_quiet();
+  void move_now();
 
   ConnectionStream stream_;  // the socket, or TLS over it
   SessionHost& host_;
@@ -237,6 +269,12 @@ class Session : public std::enable_shared_from_this<Session> {
   WriteState write_ = WriteState::kIdle;
   bool stopping_ = false;     // stop() was called: read nothing more
   bool evicted_ = false;      // the place in host.limits was handed on
+  bool moved_ = false;        // the connection went to another core's session
+  // Connection affinity (note_partition_owner()).
+  asio::io_context* affinity_ = nullptr;  // the other core the last requests named
+  unsigned affinity_streak_ = 0;          // requests in a row that named it
+  unsigned moves_ = 0;                    // times this connection moved
+  bool moving_ = false;                   // a move waits for a quiet moment
   bool handshaking_ = false;  // the TLS handshake is in progress
   bool tls_up_ = false;       // the TLS handshake succeeded: close with close_notify
   std::string peer_;

@@ -54,6 +54,8 @@ void Exchange::reset(Start start) noexcept {
   finished_ = false;
   without_response_ = false;
   close_after_response_ = false;
+  partition_owner_ = nullptr;
+  mixed_owners_ = false;
   started_ = std::chrono::steady_clock::now();
   // Room for the response header, patched by finish(). The scratch always
   // has it, so this cannot fail.

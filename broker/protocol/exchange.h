@@ -213,6 +213,24 @@ class Exchange {
   // Bytes this request holds from the budget right now.
   uint64_t charged_bytes() const noexcept { return charged_; }
 
+  // Which core's partitions this request works on (docs/architecture.md,
+  // "Connections move to their partitions' core"): a handler that posts
+  // work for a partition to its owner core notes the owner here, during
+  // handle(). The connection moves to the core that every request names.
+  void note_partition_owner(asio::io_context& owner) noexcept {
+    if (partition_owner_ == nullptr && !mixed_owners_) {
+      partition_owner_ = &owner;
+    } else if (partition_owner_ != &owner) {
+      partition_owner_ = nullptr;
+      mixed_owners_ = true;
+    }
+  }
+  // The one owner core the request's partitions have; null when it named
+  // no partition or partitions of several cores.
+  asio::io_context* partition_owner() const noexcept { return partition_owner_; }
+  // It named partitions of more than one core.
+  bool mixed_partition_owners() const noexcept { return mixed_owners_; }
+
   // The handler state of kind T in `slot`, created on first use.
   template <typename T>
   T& state(StateSlot slot) {
@@ -248,6 +266,8 @@ class Exchange {
   bool without_response_ = false;
   bool close_after_response_ = false;
   bool sends_file_ranges_ = false;
+  asio::io_context* partition_owner_ = nullptr;  // note_partition_owner()
+  bool mixed_owners_ = false;
   // Reserved for kMaxFileRanges on first use, then reused.
   std::vector<FileRange> file_ranges_;
   uint64_t file_bytes_ = 0;  // sum of the ranges' lengths
