@@ -48,6 +48,7 @@ Server::Server(CoreSet& cores, ServerOptions options)
     host->connection_memory_bytes = options_.connection_memory_bytes;
     host->limits = &limits_;
     host->paused_at_max_in_flight = &paused_at_max_in_flight_;
+    host->peers = &hosts_;
     host->move_session = [this](asio::io_context& target, MovedConnection moved) {
       move_session(target, std::move(moved));
     };

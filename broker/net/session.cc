@@ -49,12 +49,14 @@ Session::Session(asio::ip::tcp::socket socket, asio::ip::address address, Sessio
   security_.authenticated = !security::uses_sasl(listener.security);
   ring_.resize(host_.queue_depth > 0 ? host_.queue_depth : 1);
   host_.sessions.insert(this);
+  host_.session_count.fetch_add(1, std::memory_order_relaxed);
 }
 
 Session::~Session() {
   free_body();
   release_inbox();
   host_.sessions.erase(this);
+  host_.session_count.fetch_sub(1, std::memory_order_relaxed);
   if (!evicted_ && !moved_) host_.limits->release(address_);
   if (moved_) {
     spdlog::debug("connection from {} moved to another core", peer_);
@@ -125,10 +127,26 @@ void Session::note_partition_owner(const Exchange& exchange) {
     affinity_streak_ = 0;
   }
   ++affinity_streak_;
-  if (affinity_streak_ >= (kMoveAfterRequests << std::min(moves_, kMaxMoveDoublings)) &&
-      can_move()) {
-    moving_ = true;
+  if (affinity_streak_ < (kMoveAfterRequests << std::min(moves_, kMaxMoveDoublings)) ||
+      !can_move()) {
+    return;
   }
+  // Many connections to one busy partition keep their reading, parsing and
+  // checking spread over the cores: a connection moves only to a core with
+  // no more connections than its own (itself included), and otherwise
+  // counts again.
+  const SessionHost* target = nullptr;
+  if (host_.peers != nullptr) {
+    for (const auto& peer : *host_.peers) {
+      if (peer->context == owner) target = peer.get();
+    }
+  }
+  if (target == nullptr || target->session_count.load(std::memory_order_relaxed) >
+                               host_.session_count.load(std::memory_order_relaxed)) {
+    affinity_streak_ = 0;
+    return;
+  }
+  moving_ = true;
 }
 
 bool Session::can_move() const {

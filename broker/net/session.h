@@ -80,6 +80,11 @@ struct SessionHost {
   // theirs are unanswered (all threads).
   std::atomic<int64_t>* paused_at_max_in_flight = nullptr;
   std::unordered_set<Session*> sessions;  // live sessions of this thread
+  // sessions.size(), readable from any thread: a connection moves to a
+  // core only if that core has no more connections than its own.
+  std::atomic<size_t> session_count{0};
+  // Every core's host (the server's), to find a move's target.
+  const std::vector<std::unique_ptr<SessionHost>>* peers = nullptr;
   // Set by Server::stop: run once, on this thread, when `sessions` is empty.
   std::function<void()> on_drained;
   // Sessions of this thread waiting for the broker-wide budget; woken by

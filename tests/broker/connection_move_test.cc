@@ -119,6 +119,19 @@ class ConnectionMove : public ::testing::Test {
     return -1;
   }
 
+  // Another connection to the server.
+  int connect_again() {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    timeval tv{10, 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(server_->local_endpoint().port());
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    EXPECT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+    return fd;
+  }
+
   CoreSet cores_{2};
   OwnerNamingHandler handler_;
   Dispatcher dispatcher_;
@@ -197,6 +210,45 @@ TEST_F(ConnectionMove, PipelinedRequestsAreAnsweredInOrderAcrossTheMove) {
   }
   EXPECT_EQ(call(id, other), 1 - first);
   EXPECT_EQ(server_->connections_moved(), 1u);
+}
+
+TEST_F(ConnectionMove, AConnectionMovesOnlyToACoreWithNoMoreConnectionsThanItsOwn) {
+  // Three connections: two on one core, one on the other (the server hands
+  // them out in turn). Each answers a ping with its core.
+  std::vector<int> fds = {std::exchange(fd_, -1), connect_again(), connect_again()};
+  std::vector<int> cores;
+  int32_t id = 1;
+  for (int fd : fds) {
+    fd_ = fd;
+    cores.push_back(call(id++, kNoPartition));
+  }
+  const int lone_core =
+      (cores[0] == cores[1]) ? cores[2] : (cores[0] == cores[2] ? cores[1] : cores[0]);
+  ASSERT_TRUE(lone_core == 0 || lone_core == 1);
+  const auto crowded = static_cast<std::byte>(1 - lone_core);
+  int lone = -1;
+  std::vector<int> others;
+  for (size_t i = 0; i < fds.size(); ++i) {
+    if (cores[i] == lone_core) {
+      lone = fds[i];
+    } else {
+      others.push_back(fds[i]);
+    }
+  }
+  ASSERT_GE(lone, 0);
+  ASSERT_EQ(others.size(), 2u);
+  // Its partitions live on the crowded core: it stays.
+  fd_ = lone;
+  for (int i = 0; i < 24; ++i) EXPECT_EQ(call(id++, crowded), lone_core);
+  EXPECT_EQ(server_->connections_moved(), 0u);
+  // One of the two leaves: now it moves.
+  ::close(others[0]);
+  while (server_->open_connections() != 2) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));  // a bounded wait: ctest's timeout
+  }
+  EXPECT_GE(calls_until_on(&id, crowded, 12), 8);
+  EXPECT_EQ(server_->connections_moved(), 1u);
+  ::close(others[1]);
 }
 
 TEST_F(ConnectionMove, AConnectionWhoseRequestsNameSeveralCoresStays) {
