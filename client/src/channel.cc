@@ -173,12 +173,14 @@ Status Channel::fail(ErrorCode code, std::string_view what) {
   return Status(code, address_ + ": " + std::string(what));
 }
 
-Status Channel::send(WriteBuffer& request) noexcept {
+Status Channel::send(WriteBuffer& request, bool close_on_failure) noexcept {
   if (fd_ < 0) return Status(ErrorCode::kNotConnected, address_ + ": connection is closed");
   Status st = tls_ ? tls_->write(request.segments(), Clock::now() + options_.request_timeout)
                    : writer_.send_all(fd_, request.segments());
-  if (!st.ok()) return fail(ErrorCode::kNotConnected, "send failed: " + std::string(st.message()));
-  return Status::Ok();
+  if (st.ok()) return Status::Ok();
+  const std::string why = "send failed: " + std::string(st.message());
+  if (!close_on_failure) return Status(ErrorCode::kNotConnected, address_ + ": " + why);
+  return fail(ErrorCode::kNotConnected, why);
 }
 
 Status Channel::await_bytes(Deadline deadline) {

@@ -84,8 +84,13 @@ class Channel {
   }
 
   // Sends every byte of `request` (one or more whole frames). A failure
-  // closes the channel (kNotConnected).
-  Status send(WriteBuffer& request) noexcept;
+  // closes the channel (kNotConnected), unless `close_on_failure` is off:
+  // then the caller must close it (the producer's sending callers leave
+  // closing to its I/O thread, which may be polling the descriptor).
+  Status send(WriteBuffer& request, bool close_on_failure = true) noexcept;
+  // TLS runs over this channel: its reads and writes share one TLS session,
+  // so they must never run at once on two threads.
+  bool encrypted() const noexcept { return tls_ != nullptr; }
 
   // Reads one whole response frame into the reused buffer, within
   // options().request_timeout or `timeout`. Errors, each closing the

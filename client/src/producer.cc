@@ -225,8 +225,11 @@ void Producer::Impl::send(std::string_view topic, std::span<const std::byte> key
     return;
   }
   ++tally.accepted;
+  // With linger 0 a ready connection takes the record now, from this
+  // thread, instead of after the I/O thread has woken up.
+  const bool sent = appended.batch_changed && sender.send_from_caller();
   lk.unlock();
-  if (appended.batch_changed) wake();
+  if (appended.batch_changed && !sent) wake();
 }
 
 Status Producer::flush() {

@@ -46,7 +46,9 @@ bool retriable(ErrorCode code) {
 }  // namespace
 
 Sender::Sender(Producer::Impl& producer)
-    : producer_(producer), idempotent_(producer.options.enable_idempotence) {
+    : producer_(producer),
+      callers_send_(producer.options.linger.count() == 0),
+      idempotent_(producer.options.enable_idempotence) {
   bootstrap_ = wire::split_bootstrap(producer.options.bootstrap);
   const std::size_t in_flight = static_cast<std::size_t>(producer.options.max_in_flight);
   links_.push_back(std::make_unique<Link>(wire::kBootstrapBroker, bootstrap_.front(), in_flight));
@@ -59,8 +61,15 @@ Sender::Sender(Producer::Impl& producer)
 void Sender::run() {
   Producer::Impl& p = producer_;
   for (;;) {
-    Batch* done = nullptr;  // batches completed this round, callbacks pending
     std::unique_lock lk(p.mu);
+    // Batches completed this round, callbacks pending; first those a
+    // caller completed.
+    Batch* done = std::exchange(caller_done_, nullptr);
+    // Links whose send from a caller failed are closed here (see
+    // send_from_caller()).
+    for (std::unique_ptr<Link>& l : links_) {
+      if (!l->send_failed.ok()) disconnect(*l, std::exchange(l->send_failed, Status::Ok()), &done);
+    }
     Clock::time_point now = Clock::now();
     // Fail what outlived its delivery deadline, and everything queued once
     // close()'s deadline has passed.
@@ -97,6 +106,10 @@ void Sender::run() {
     for (std::size_t i = 0; i < links_.size(); ++i) {
       Link& link = *links_[i];
       if (!link.channel.is_open() || link.in_flight.full()) continue;
+      // Taken with the mutex held, so never while a caller sends (a caller
+      // holds wire_mu_ only with the mutex), and kept until the request is
+      // on the wire.
+      std::unique_lock wire(wire_mu_);
       now = Clock::now();
       Batch* to_send = nullptr;
       if (i != 0 || !frame_control_request(link, now)) {
@@ -118,6 +131,7 @@ void Sender::run() {
         sent = link.channel.send(request_);
         request_.release();
       }
+      wire.unlock();
       lk.lock();
       if (!sent.ok()) disconnect(link, std::move(sent), &done);
     }
@@ -153,12 +167,14 @@ void Sender::connect(Link& link, std::unique_lock<std::mutex>& lk) {
       address = it->second;
     }
   }
+  std::unique_lock wire(wire_mu_);  // taken with the mutex held, as in run()
   lk.unlock();
   Status st = link.channel.connect(address, {.connect_timeout = p.options.connect_timeout,
                                              .request_timeout = p.options.request_timeout,
                                              .max_response_bytes = p.options.max_response_bytes,
                                              .client_id = "spillway-producer",
                                              .security = p.options.security});
+  wire.unlock();
   lk.lock();
   if (st.ok()) {
     link.address = std::move(address);
@@ -290,8 +306,9 @@ void Sender::wait_and_read(Clock::time_point due, Batch** done) {
     const bool readable = (pollfds_[i].revents & (POLLIN | POLLHUP | POLLERR)) != 0 ||
                           link.channel.has_buffered_input();
     if (!readable) {
+      // Under the mutex: a caller may be adding a request (send_from_caller()).
+      std::lock_guard lk(producer_.mu);
       if (now >= link.in_flight.next_timeout(o.request_timeout)) {
-        std::lock_guard lk(producer_.mu);
         disconnect(
             link,
             Status(ErrorCode::kTimeout, link.address + ": no response within " +
@@ -300,7 +317,9 @@ void Sender::wait_and_read(Clock::time_point due, Batch** done) {
       }
       continue;
     }
+    std::unique_lock wire(wire_mu_);
     Result<wire::Response> response = link.channel.read_response();
+    wire.unlock();
     std::lock_guard lk(producer_.mu);
     if (!response.ok()) {
       disconnect(link, response.status(), done);
@@ -399,7 +418,70 @@ void Sender::handle_response(Link& link, const wire::Response& response, Batch**
   }
 }
 
+bool Sender::send_from_caller() {
+  Producer::Impl& p = producer_;
+  if (!callers_send_ || p.stop || (idempotent_ && producer_id_ < 0)) return false;
+  const Clock::time_point now = Clock::now();
+  // Control requests (metadata, routes) are this thread's to send.
+  if (p.metadata.request_due() || (routes_wanted_ && !routes_asked_ && now >= routes_at_)) {
+    return false;
+  }
+  std::unique_lock wire(wire_mu_, std::try_to_lock);
+  if (!wire.owns_lock()) return false;  // this thread is on the wire: it sends
+  bool sent_all = true;
+  bool sent_any = false;
+  for (std::unique_ptr<Link>& l : links_) {
+    Link& link = *l;
+    if (!link.channel.is_open() || link.channel.encrypted() || link.in_flight.full() ||
+        !link.send_failed.ok()) {
+      continue;
+    }
+    Batch* to_send = p.accumulator.drain_ready(now, Linger::kWait, kMaxRequestBytes, link.broker);
+    if (!to_send) continue;
+    assign_sequences(to_send);
+    link.in_flight.push({.correlation_id = link.channel.next_correlation_id(),
+                         .kind = RequestKind::kProduce,
+                         .batches = to_send,
+                         .sent = now});
+    sent_any = true;
+    if (Status st = frame_produce_request(link, to_send); !st.ok()) {
+      request_.release();
+      fail_unframed(link, to_send, st, &caller_done_);
+      sent_all = false;
+      continue;
+    }
+    Status sent = link.channel.send(request_, /*close_on_failure=*/false);
+    request_.release();
+    if (!sent.ok()) {
+      link.send_failed = std::move(sent);
+      sent_all = false;
+    }
+  }
+  return sent_any && sent_all;
+}
+
 void Sender::build_produce_request(Link& link, Batch* batches, Batch** done) {
+  Status st = frame_produce_request(link, batches);
+  if (st.ok()) return;
+  request_.release();
+  std::lock_guard lk(producer_.mu);
+  fail_unframed(link, batches, st, done);
+}
+
+void Sender::fail_unframed(Link& link, Batch* batches, const Status& st, Batch** done) {
+  // Cannot frame the request (no pooled memory): fail its batches rather
+  // than send a partial one.
+  link.in_flight.drop_newest();
+  for (Batch* b = batches; b;) {
+    Batch* next = b->next;
+    producer_.accumulator.finished(b);
+    complete(b, Status(st.code(), "cannot build the produce request: " + std::string(st.message())),
+             kNoOffset, done);
+    b = next;
+  }
+}
+
+Status Sender::frame_produce_request(Link& link, Batch* batches) {
   const ProducerOptions& o = producer_.options;
   batch::BuilderOptions bo;
   bo.compression = o.compression == ProducerCompression::kZstd ? batch::Compression::kZstd
@@ -435,19 +517,7 @@ void Sender::build_produce_request(Link& link, Batch* batches, Batch** done) {
                                   }
                                   return w.finish();
                                 });
-  if (st.ok()) return;
-  // Cannot frame the request (no pooled memory): fail its batches rather
-  // than send a partial one.
-  request_.release();
-  std::lock_guard lk(producer_.mu);
-  link.in_flight.drop_newest();
-  for (Batch* b = batches; b;) {
-    Batch* next = b->next;
-    producer_.accumulator.finished(b);
-    complete(b, Status(st.code(), "cannot build the produce request: " + std::string(st.message())),
-             kNoOffset, done);
-    b = next;
-  }
+  return st;
 }
 
 void Sender::handle_producer_id(Status request_error, std::span<const std::byte> body) {

@@ -18,10 +18,22 @@
 // name ("learn the cluster from any bootstrap broker").
 //
 // Owns: the links (Channel + InFlightRequests each), the routes, the
-// request being framed and the BatchBuilder; none of them is touched by
-// another thread. The queues, the metadata cache and the delivery tally
-// belong to Producer::Impl, under its mutex, which the Sender takes around
-// each use.
+// request being framed and the BatchBuilder. The queues, the metadata cache
+// and the delivery tally belong to Producer::Impl, under its mutex, which
+// the Sender takes around each use.
+//
+// Sending from the caller (send_from_caller()): with linger 0 a record
+// that finds its connection ready is framed and sent by the thread that
+// called send(), so the record does not wait for this thread to wake up
+// (a thread wake-up on every record, the largest part of the public API's
+// latency after the broker's own). The caller does it holding the
+// producer's mutex and wire_mu_, which this thread holds in turn for
+// everything it does to a channel or the framing buffers outside the
+// mutex (connect, frame and send, read a response); closing a channel
+// needs the mutex. A failed send from the caller leaves the channel open
+// for this thread to close (Link::send_failed), since this thread may be
+// polling its descriptor. Never over TLS, whose reads and writes share one
+// session.
 //
 // Completion: a batch that failed retriably (connection lost, timeout,
 // broker shutting down or overloaded, not the leader, not enough replicas)
@@ -35,6 +47,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -61,6 +74,13 @@ class Sender {
   // batch has completed.
   void run();
 
+  // On the thread that called send(), holding the producer's mutex, after
+  // a record started a new batch: if linger is 0 and a connection can take
+  // the ready batches now (open, not encrypted, a request slot free, no
+  // control request due, this thread not using the wire), frames and sends
+  // them. True if the I/O thread need not be woken.
+  bool send_from_caller();
+
  private:
   // One connection: to the bootstrap address (link 0, broker
   // wire::kBootstrapBroker) or to the leader `broker`.
@@ -72,6 +92,9 @@ class Sender {
     wire::Channel channel;
     InFlightRequests in_flight;
     Clock::time_point reconnect_at{};
+    // Under the mutex: a send from the caller failed; this thread closes
+    // the link (disconnect()).
+    Status send_failed;
   };
 
   // Under the mutex: whether `link` has anything to send (so should
@@ -86,6 +109,11 @@ class Sender {
   // request_. Without the lock: in-flight batches belong to this thread. If
   // it cannot be framed, its batches fail.
   void build_produce_request(Link& link, Batch* batches, Batch** done);
+  // The framing itself, holding wire_mu_ (and the mutex or not).
+  Status frame_produce_request(Link& link, Batch* batches);
+  // Under the mutex: `batches`, the newest request of `link`, could not be
+  // framed (`st`): they fail.
+  void fail_unframed(Link& link, Batch* batches, const Status& st, Batch** done);
   // Waits for the sockets (or the wake eventfd) until `due`; reads each
   // response that arrived, and fails the links whose oldest request timed
   // out.
@@ -127,8 +155,18 @@ class Sender {
   // the routes name.
   std::vector<std::string> bootstrap_;
   std::size_t next_control_address_ = 0;
+  // Held for every channel operation made outside the mutex and for the
+  // framing buffers below: by this thread blocking, by a caller only with
+  // the mutex held and only by try_lock (so neither waits for the other
+  // in a cycle).
+  std::mutex wire_mu_;
   WriteBuffer request_{std::span<std::byte>()};
   batch::BatchBuilder builder_;
+  // Under the mutex: batches a caller completed (a request it could not
+  // frame), whose callbacks this thread runs.
+  Batch* caller_done_ = nullptr;
+  // ProducerOptions: linger 0, so callers may send (send_from_caller()).
+  const bool callers_send_;
   // Routing (under the mutex).
   wire::ClusterRoutes routes_;
   uint64_t routes_version_ = 1;  // bumped by every answer applied

@@ -184,6 +184,10 @@ class ProduceOutage : public ::testing::Test {
   std::string fifo_;
   std::string input_;
   int fd_ = -1;
+  // Lines before, during and after a broker restart, with the CLI's extra
+  // `args`: all of them stored once, in order.
+  void expect_outage_loses_nothing(std::vector<std::string> args);
+
   std::thread cli_;
   std::optional<Result<ProcessExit>> cli_exit_;
 };
@@ -245,10 +249,21 @@ TEST_F(ProduceOutage, LongerThanTheTimeoutLeavesAPrefixAndNamesTheLineToResumeFr
 }
 
 TEST_F(ProduceOutage, ShorterThanTheTimeoutLosesNothing) {
+  expect_outage_loses_nothing({"--timeout-ms", "60000"});
+}
+
+// Linger 0: the reading thread sends records itself while the connection is
+// up (client/src/producer_sender.h), and its failed sends are the I/O
+// thread's to handle.
+TEST_F(ProduceOutage, ShorterThanTheTimeoutLosesNothingWithLingerZero) {
+  expect_outage_loses_nothing({"--timeout-ms", "60000", "--linger-ms", "0"});
+}
+
+void ProduceOutage::expect_outage_loses_nothing(std::vector<std::string> args) {
   constexpr int kBefore = 1'000;
   constexpr int kDuring = 1'000;  // lines read while the broker is down
   constexpr int kLines = 3'000;
-  ASSERT_NO_FATAL_FAILURE(start_cli(kLines, {"--timeout-ms", "60000"}));
+  ASSERT_NO_FATAL_FAILURE(start_cli(kLines, std::move(args)));
   ASSERT_NO_FATAL_FAILURE(feed_all(1, kBefore));
   ASSERT_NO_FATAL_FAILURE(wait_for_high_watermark(address_, kBefore));
   ASSERT_TRUE(first_->stop(SIGTERM).ok());
