@@ -92,17 +92,12 @@ void Session::start_moved(MovedConnection moved) {
   moves_ = moved.moves;
   last_read_ = moved.last_read;
   if (!moved.received.empty()) {
-    // At most one inbox's worth: the old session's inbox held it.
-    std::span<std::byte> rented = BufferPool::global().rent(kInboxBytes);
-    if (rented.empty()) {
-      spdlog::error("connection from {}: no memory for its read buffer; closing it", peer_);
-      set_read_state(ReadState::kDone);
-      close_socket();
+    if (!rent_inbox()) {
+      reader_done();
       return;
     }
-    inbox_ = rented.data();
+    // At most one inbox's worth: the old session's inbox held it.
     std::memcpy(inbox_, moved.received.data(), moved.received.size());
-    inbox_begin_ = 0;
     inbox_end_ = moved.received.size();
   }
   read_header();
@@ -412,17 +407,24 @@ void Session::next_frame() {
   fill_inbox();
 }
 
+bool Session::rent_inbox() {
+  std::span<std::byte> rented = BufferPool::global().rent(kInboxBytes);
+  if (rented.empty()) {
+    spdlog::error("connection from {}: no memory for its read buffer; closing it", peer_);
+    return false;
+  }
+  inbox_ = rented.data();
+  inbox_begin_ = inbox_end_ = 0;
+  return true;
+}
+
 void Session::fill_inbox() {
   if (inbox_ == nullptr) {
-    std::span<std::byte> rented = BufferPool::global().rent(kInboxBytes);
-    if (rented.empty()) {
-      spdlog::error("connection from {}: no memory for its read buffer; closing it", peer_);
+    if (!rent_inbox()) {
       set_read_state(ReadState::kBetween);
       reader_done();
       return;
     }
-    inbox_ = rented.data();
-    inbox_begin_ = inbox_end_ = 0;
   } else if (inbox_begin_ > 0) {
     // The part of a frame received so far moves to the front (a few bytes:
     // a header, or a body that fits the inbox).

@@ -200,6 +200,8 @@ class Session : public std::enable_shared_from_this<Session> {
   void fill_inbox();
   void on_inbox(const asio::error_code& ec, size_t n);
   size_t inbox_bytes() const { return inbox_end_ - inbox_begin_; }
+  // Rents the (empty) inbox; false, logged, when the pool has no memory.
+  bool rent_inbox();
   void release_inbox();
   // Takes memory for the body from the budget, or starts waiting for it
   // (kOverShare or kWaitBudget). True iff taken.

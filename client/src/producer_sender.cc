@@ -116,13 +116,8 @@ void Sender::run() {
         // Nothing is produced before the producer id is known.
         if (idempotent_ && producer_id_ < 0) continue;
         const Linger linger = p.flushing > 0 || p.stop ? Linger::kSkip : Linger::kWait;
-        to_send = p.accumulator.drain_ready(now, linger, kMaxRequestBytes, link.broker);
+        to_send = take_ready(link, now, linger);
         if (!to_send) continue;
-        assign_sequences(to_send);
-        link.in_flight.push({.correlation_id = link.channel.next_correlation_id(),
-                             .kind = RequestKind::kProduce,
-                             .batches = to_send,
-                             .sent = now});
       }
       lk.unlock();
       if (to_send) build_produce_request(link, to_send, &done);
@@ -418,6 +413,17 @@ void Sender::handle_response(Link& link, const wire::Response& response, Batch**
   }
 }
 
+Batch* Sender::take_ready(Link& link, Clock::time_point now, Linger linger) {
+  Batch* batches = producer_.accumulator.drain_ready(now, linger, kMaxRequestBytes, link.broker);
+  if (!batches) return nullptr;
+  assign_sequences(batches);
+  link.in_flight.push({.correlation_id = link.channel.next_correlation_id(),
+                       .kind = RequestKind::kProduce,
+                       .batches = batches,
+                       .sent = now});
+  return batches;
+}
+
 bool Sender::send_from_caller() {
   Producer::Impl& p = producer_;
   if (!callers_send_ || p.stop || (idempotent_ && producer_id_ < 0)) return false;
@@ -436,13 +442,8 @@ bool Sender::send_from_caller() {
         !link.send_failed.ok()) {
       continue;
     }
-    Batch* to_send = p.accumulator.drain_ready(now, Linger::kWait, kMaxRequestBytes, link.broker);
+    Batch* to_send = take_ready(link, now, Linger::kWait);
     if (!to_send) continue;
-    assign_sequences(to_send);
-    link.in_flight.push({.correlation_id = link.channel.next_correlation_id(),
-                         .kind = RequestKind::kProduce,
-                         .batches = to_send,
-                         .sent = now});
     sent_any = true;
     if (Status st = frame_produce_request(link, to_send); !st.ok()) {
       request_.release();

@@ -55,6 +55,7 @@
 #include "cluster_routes.h"
 #include "in_flight_requests.h"
 #include "producer_batch.h"
+#include "record_accumulator.h"
 #include "spillway/common/batch_builder.h"
 #include "spillway/common/status.h"
 #include "spillway/common/write_buffer.h"
@@ -105,6 +106,10 @@ class Sender {
   // Under the mutex: frames the control request due on link 0 into
   // request_, if any; true if it did.
   bool frame_control_request(Link& link, Clock::time_point now);
+  // Under the mutex: the ready batches `link` can take now
+  // (RecordAccumulator::drain_ready), numbered (assign_sequences()) and
+  // entered as its newest request in flight; null if none.
+  Batch* take_ready(Link& link, Clock::time_point now, Linger linger);
   // Frames a Produce request of `batches` (from drain_ready()) into
   // request_. Without the lock: in-flight batches belong to this thread. If
   // it cannot be framed, its batches fail.

@@ -62,14 +62,7 @@ class ConnectionMove : public ::testing::Test {
     server_ = std::make_unique<Server>(cores_, options);
     EXPECT_TRUE(server_->open().ok());
     runner_ = std::thread([this] { server_->run(); });
-    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
-    timeval tv{10, 0};
-    ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(server_->local_endpoint().port());
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    EXPECT_EQ(::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+    fd_ = connect_again();
   }
   ~ConnectionMove() override {
     if (fd_ >= 0) ::close(fd_);
@@ -119,7 +112,7 @@ class ConnectionMove : public ::testing::Test {
     return -1;
   }
 
-  // Another connection to the server.
+  // A new connection to the server.
   int connect_again() {
     const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
     timeval tv{10, 0};
