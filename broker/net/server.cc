@@ -49,7 +49,7 @@ Server::Server(CoreSet& cores, ServerOptions options)
     host->limits = &limits_;
     host->paused_at_max_in_flight = &paused_at_max_in_flight_;
     host->peers = &hosts_;
-    host->move_session = [this](asio::io_context& target, MovedConnection moved) {
+    host->move_session = [this](SessionHost& target, MovedConnection moved) {
       move_session(target, std::move(moved));
     };
     memory_.set_waker(i, &cores_.context(i), &wake_memory_waiters, host.get());
@@ -248,27 +248,22 @@ void Server::start_session(asio::ip::tcp::socket socket, asio::ip::address addre
   });
 }
 
-void Server::move_session(asio::io_context& target, MovedConnection moved) {
-  SessionHost* host = nullptr;
-  for (const auto& h : hosts_) {
-    if (h->context == &target) host = h.get();
-  }
+void Server::move_session(SessionHost& target, MovedConnection moved) {
   // The socket is registered with the target core's reactor here, as
   // async_accept does for the core it hands a new connection to.
-  asio::ip::tcp::socket socket(target);
+  asio::ip::tcp::socket socket(*target.context);
   asio::error_code ec;
-  if (host != nullptr) {
-    socket.assign(moved.address.is_v4() ? asio::ip::tcp::v4() : asio::ip::tcp::v6(), moved.fd, ec);
-  }
-  if (host == nullptr || ec) {
+  socket.assign(moved.address.is_v4() ? asio::ip::tcp::v4() : asio::ip::tcp::v6(), moved.fd, ec);
+  if (ec) {
     spdlog::warn("connection from {}: could not move it to another core ({}); closing it",
-                 moved.address.to_string(), ec ? ec.message() : "no such core");
+                 moved.address.to_string(), ec.message());
     ::close(moved.fd);
     limits_.release(moved.address);
     return;
   }
   connections_moved_.fetch_add(1, std::memory_order_relaxed);
-  asio::post(target, [this, host, socket = std::move(socket), moved = std::move(moved)]() mutable {
+  asio::post(*target.context, [this, host = &target, socket = std::move(socket),
+                               moved = std::move(moved)]() mutable {
     // As in start_session(): a core that has stopped its sessions takes no
     // new one.
     if (stop_requested_.load()) {

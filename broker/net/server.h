@@ -144,9 +144,9 @@ class Server {
   bool allow_refusal_log(uint64_t* held_back);
   void start_session(asio::ip::tcp::socket socket, asio::ip::address address, size_t listener,
                      size_t target);
-  // A session's SessionHost::move_session: a new session on the core that
-  // runs `target` takes the connection over. Called on the old core.
-  void move_session(asio::io_context& target, MovedConnection moved);
+  // A session's SessionHost::move_session: a new session on `target`'s core
+  // takes the connection over. Called on the old core.
+  void move_session(SessionHost& target, MovedConnection moved);
 
   CoreSet& cores_;
   ServerOptions options_;

@@ -105,18 +105,13 @@ void Session::start_moved(MovedConnection moved) {
 }
 
 void Session::note_partition_owner(const Exchange& exchange) {
-  if (exchange.mixed_partition_owners()) {
-    affinity_ = nullptr;
-    affinity_streak_ = 0;
-    return;
-  }
   asio::io_context* owner = exchange.partition_owner();
-  if (owner == nullptr) return;  // no partition named (Metadata, heartbeats): no vote
-  if (owner == host_.context) {
+  if (exchange.mixed_partition_owners() || owner == host_.context) {
     affinity_ = nullptr;
     affinity_streak_ = 0;
     return;
   }
+  if (owner == nullptr) return;  // no partition named (Metadata, heartbeats): no vote
   if (owner != affinity_) {
     affinity_ = owner;
     affinity_streak_ = 0;
@@ -130,7 +125,7 @@ void Session::note_partition_owner(const Exchange& exchange) {
   // checking spread over the cores: a connection moves only to a core with
   // no more connections than its own (itself included), and otherwise
   // counts again.
-  const SessionHost* target = nullptr;
+  SessionHost* target = nullptr;
   if (host_.peers != nullptr) {
     for (const auto& peer : *host_.peers) {
       if (peer->context == owner) target = peer.get();
@@ -141,7 +136,7 @@ void Session::note_partition_owner(const Exchange& exchange) {
     affinity_streak_ = 0;
     return;
   }
-  moving_ = true;
+  move_to_ = target;
 }
 
 bool Session::can_move() const {
@@ -153,16 +148,15 @@ bool Session::can_move() const {
 }
 
 bool Session::move_when_quiet() {
-  if (!moving_ || in_flight_ != 0 || !can_move()) return false;
+  if (move_to_ == nullptr || in_flight_ != 0 || !can_move()) return false;
   move_now();
   return true;
 }
 
 void Session::move_now() {
-  moving_ = false;
-  asio::io_context* target = std::exchange(affinity_, nullptr);
+  SessionHost& target = *std::exchange(move_to_, nullptr);
+  affinity_ = nullptr;
   affinity_streak_ = 0;
-  if (target == nullptr) return;
   MovedConnection moved{.fd = -1,
                         .address = address_,
                         .listener = &listener_,
@@ -187,7 +181,7 @@ void Session::move_now() {
   idle_timer_.cancel();
   release_inbox();
   free_body();
-  host_.move_session(*target, std::move(moved));
+  host_.move_session(target, std::move(moved));
 }
 
 void Session::start_handshake(std::chrono::milliseconds timeout) {
@@ -444,7 +438,8 @@ void Session::fill_inbox() {
 
 void Session::on_inbox(const asio::error_code& ec, size_t n) {
   const bool body = read_ == ReadState::kBody;
-  if (moving_ && !stopping_ && !body && (!ec || ec == asio::error::operation_aborted)) {
+  if (move_to_ != nullptr && !stopping_ && !body &&
+      (!ec || ec == asio::error::operation_aborted)) {
     // The header read was cancelled for a move (on_written()), or it
     // completed first: what it received goes along.
     if (!ec) {
@@ -783,7 +778,8 @@ void Session::on_written(const asio::error_code& ec, size_t exchanges) {
     read_body();
   }
   kick_writer();
-  if (moving_ && in_flight_ == 0 && read_ == ReadState::kHeader && write_ == WriteState::kIdle) {
+  if (move_to_ != nullptr && in_flight_ == 0 && read_ == ReadState::kHeader &&
+      write_ == WriteState::kIdle) {
     // Nothing in flight: stop waiting for the next header (on_inbox() then
     // moves the connection, with whatever that read received).
     stop_reading_.emit(asio::cancellation_type::terminal);

@@ -90,9 +90,9 @@ struct SessionHost {
   // Sessions of this thread waiting for the broker-wide budget; woken by
   // wake_memory_waiters() when memory is given back.
   std::vector<std::shared_ptr<Session>> memory_waiters;
-  // Hands a connection to the core that runs `target` (Server::move_session);
+  // Hands a connection to another core's host (Server::move_session);
   // null where connections stay on their core (in-process tests).
-  std::function<void(asio::io_context& target, MovedConnection moved)> move_session;
+  std::function<void(SessionHost& target, MovedConnection moved)> move_session;
   log::RateLimit bad_frame_log;      // oversized or malformed frame headers
   log::RateLimit tls_handshake_log;  // failed or stalled TLS handshakes
 };
@@ -244,7 +244,7 @@ class Session : public std::enable_shared_from_this<Session> {
   Exchange& next_exchange();
   static void on_finished(Exchange& exchange, void* owner);
   // Connection affinity: counts the requests whose partitions all live on
-  // one other core, and asks for a move (moving_) once enough of them in a
+  // one other core, and asks for a move (move_to_) once enough of them in a
   // row did. The move waits for a moment with nothing in flight
   // (move_when_quiet()); move_now() hands the socket over.
   void note_partition_owner(const Exchange& exchange);
@@ -281,7 +281,7 @@ class Session : public std::enable_shared_from_this<Session> {
   asio::io_context* affinity_ = nullptr;  // the other core the last requests named
   unsigned affinity_streak_ = 0;          // requests in a row that named it
   unsigned moves_ = 0;                    // times this connection moved
-  bool moving_ = false;                   // a move waits for a quiet moment
+  SessionHost* move_to_ = nullptr;        // a move there waits for a quiet moment
   bool handshaking_ = false;  // the TLS handshake is in progress
   bool tls_up_ = false;       // the TLS handshake succeeded: close with close_notify
   std::string peer_;

@@ -112,6 +112,22 @@ class ConnectionMove : public ::testing::Test {
     return -1;
   }
 
+  // Pings the connection: first_ is the core it is on, other_ the other.
+  void find_cores() {
+    first_ = call(1, kNoPartition);
+    ASSERT_TRUE(first_ == 0 || first_ == 1);
+    other_ = static_cast<std::byte>(1 - first_);
+  }
+  // Waits until the server counts `n` open connections; false after 5 s. A
+  // closed connection is counted out when its core notices, with no event
+  // to wait on, so this polls; the bound is a guard, not a timing.
+  bool await_open_connections(size_t n) {
+    for (int i = 0; i < 1000 && server_->open_connections() != n; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return server_->open_connections() == n;
+  }
+
   // A new connection to the server.
   int connect_again() {
     const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
@@ -131,12 +147,14 @@ class ConnectionMove : public ::testing::Test {
   std::unique_ptr<Server> server_;
   std::thread runner_;
   int fd_ = -1;
+  int first_ = -1;  // find_cores()
+  std::byte other_{};
 };
 
 TEST_F(ConnectionMove, AConnectionMovesToTheCoreItsPartitionsLiveOnAndBackOnlyWhenLongerAsked) {
-  const int first = call(1, kNoPartition);
-  ASSERT_TRUE(first == 0 || first == 1);
-  const auto other = static_cast<std::byte>(1 - first);
+  ASSERT_NO_FATAL_FAILURE(find_cores());
+  const int first = first_;
+  const std::byte other = other_;
   int32_t id = 2;
   // Eight answers in a row name the other core; each still runs here.
   for (int i = 0; i < 8; ++i) EXPECT_EQ(call(id++, other), first);
@@ -155,16 +173,13 @@ TEST_F(ConnectionMove, AConnectionMovesToTheCoreItsPartitionsLiveOnAndBackOnlyWh
 
   // Its one place in the limits is given back once, when it closes.
   ::close(std::exchange(fd_, -1));
-  for (int i = 0; i < 1000 && server_->open_connections() != 0; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));  // a bounded wait, not a timing
-  }
-  EXPECT_EQ(server_->open_connections(), 0u);
+  EXPECT_TRUE(await_open_connections(0));
 }
 
 TEST_F(ConnectionMove, BytesReceivedBeforeTheMoveAreAnsweredByTheNewCore) {
-  const int first = call(1, kNoPartition);
-  ASSERT_TRUE(first == 0 || first == 1);
-  const auto other = static_cast<std::byte>(1 - first);
+  ASSERT_NO_FATAL_FAILURE(find_cores());
+  const int first = first_;
+  const std::byte other = other_;
   int32_t id = 2;
   for (int i = 0; i < 7; ++i) EXPECT_EQ(call(id++, other), first);
   // The eighth request and the first 5 bytes of the ninth in one segment:
@@ -185,9 +200,9 @@ TEST_F(ConnectionMove, BytesReceivedBeforeTheMoveAreAnsweredByTheNewCore) {
 }
 
 TEST_F(ConnectionMove, PipelinedRequestsAreAnsweredInOrderAcrossTheMove) {
-  const int first = call(1, kNoPartition);
-  ASSERT_TRUE(first == 0 || first == 1);
-  const auto other = static_cast<std::byte>(1 - first);
+  ASSERT_NO_FATAL_FAILURE(find_cores());
+  const int first = first_;
+  const std::byte other = other_;
   // Bursts of 50 requests in one write each, read back after each burst:
   // the move happens between bursts, and no request or answer is lost.
   int32_t id = 2;
@@ -236,18 +251,16 @@ TEST_F(ConnectionMove, AConnectionMovesOnlyToACoreWithNoMoreConnectionsThanItsOw
   EXPECT_EQ(server_->connections_moved(), 0u);
   // One of the two leaves: now it moves.
   ::close(others[0]);
-  while (server_->open_connections() != 2) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));  // a bounded wait: ctest's timeout
-  }
+  ASSERT_TRUE(await_open_connections(2));
   EXPECT_GE(calls_until_on(&id, crowded, 12), 8);
   EXPECT_EQ(server_->connections_moved(), 1u);
   ::close(others[1]);
 }
 
 TEST_F(ConnectionMove, AConnectionWhoseRequestsNameSeveralCoresStays) {
-  const int first = call(1, kNoPartition);
-  ASSERT_TRUE(first == 0 || first == 1);
-  const auto other = static_cast<std::byte>(1 - first);
+  ASSERT_NO_FATAL_FAILURE(find_cores());
+  const int first = first_;
+  const std::byte other = other_;
   int32_t id = 2;
   for (int round = 0; round < 10; ++round) {
     // Seven for the other core, then one for this core or both: never the

@@ -78,7 +78,8 @@ void hold_io_thread(void* context, const Status& st, const RecordMetadata&) {
   auto* held = static_cast<Held*>(context);
   if (st.ok()) held->acked.fetch_add(1);
   held->entered = true;
-  while (!held->release.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  held->entered.notify_all();
+  held->release.wait(false);
 }
 
 void count_acked(void* context, const Status& st, const RecordMetadata&) {
@@ -91,12 +92,13 @@ TEST_F(ProducerCallerSend, ARecordIsSentWhileTheIoThreadIsBusy) {
   ASSERT_TRUE(producer.ok());
   Held held;
   (*producer)->send("caller", {}, bytes("A"), {}, {&hold_io_thread, &held});
-  while (!held.entered.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  held.entered.wait(false);
   // The I/O thread sits in A's callback until released.
   (*producer)->send("caller", {}, bytes("B"), {}, {&count_acked, &held});
   const std::vector<std::string> values = read("caller", 2, std::chrono::seconds(10));
   const bool io_thread_still_held = !held.release.load();
   held.release = true;
+  held.release.notify_all();
   ASSERT_TRUE((*producer)->flush().ok());
   EXPECT_TRUE(io_thread_still_held);
   EXPECT_EQ(values, (std::vector<std::string>{"A", "B"}));
