@@ -388,10 +388,8 @@ void Partition::read(Offset offset, uint64_t max_bytes, Reply reply) {
   deliver(reply, std::move(r));
 }
 
-void Partition::add_waiter(FetchWaiter waiter) {
+void Partition::drop_stale_waiters() {
   check_on_core(core_);
-  // Drop waiters whose fetch has already been answered (timer or another
-  // partition), so the list stays as long as the live long polls.
   size_t kept = 0;
   for (FetchWaiter& w : fetch_waiters_) {
     if (w.armed->load(std::memory_order_acquire) == w.generation) {
@@ -399,6 +397,12 @@ void Partition::add_waiter(FetchWaiter waiter) {
     }
   }
   fetch_waiters_.erase(fetch_waiters_.begin() + static_cast<ptrdiff_t>(kept), fetch_waiters_.end());
+}
+
+void Partition::add_waiter(FetchWaiter waiter) {
+  check_on_core(core_);
+  // So the list stays as long as the live long polls.
+  drop_stale_waiters();
   // Data may have arrived between the fetch's read and this registration.
   const Offset visible = waiter.replica ? log_->high_watermark() : visible_end();
   if (closed_ || stopping_ || visible > waiter.fetch_offset) {

@@ -226,6 +226,10 @@ class Partition : public std::enable_shared_from_this<Partition> {
   // Registers a long-poll waiter, woken by the next append (or durable
   // advance) that makes new data visible. Stale waiters are dropped here.
   void add_waiter(FetchWaiter waiter);
+  // Drops the waiters whose fetch has been answered meanwhile (by its timer
+  // or by another partition). Each holds its connection alive, so a fetch
+  // that stops waiting without this partition's data asks for this.
+  void drop_stale_waiters();
 
   // Timer hooks: the interval flush, the start of the background check of
   // sealed segments (see below) and retention. A due interval flush joins

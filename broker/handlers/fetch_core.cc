@@ -229,7 +229,19 @@ void FetchCore::on_wake(void* ctx, uint64_t token) {
   // Only the first wake of this wait proceeds (a timer and several
   // partitions may race to it).
   if (!core.armed_.compare_exchange_strong(expected, 0, std::memory_order_acq_rel)) return;
+  // The waiters this wait left on partitions that did not wake it hold the
+  // connection alive until those partitions see data, which an idle one
+  // may never: they are dropped now. (A single partition that woke it has
+  // already let go of its waiter.)
+  if (core.expired_ || core.parts_.size() > 1) core.drop_waiters();
   core.read_all();
+}
+
+void FetchCore::drop_waiters() {
+  for (const Part& p : parts_) {
+    if (p.log == nullptr) continue;
+    post_task(p.log->owner(), [owner = p.log] { owner->drop_stale_waiters(); });
+  }
 }
 
 void FetchCore::on_read(void* ctx, uint32_t index, PartitionReply& reply) {

@@ -136,6 +136,8 @@ class FetchCore : public ExchangeState {
   };
   static void on_read(void* ctx, uint32_t index, PartitionReply& reply);
   static void on_wake(void* ctx, uint64_t token);
+  // After a wait ended: the partitions it waited on drop its waiter.
+  void drop_waiters();
   void read_all();
   void wait();
   void respond();

@@ -7,6 +7,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <thread>
+
 #include "broker_process.h"
 #include "broker_wire_client.h"
 #include "kafka_wire_client.h"
@@ -66,6 +69,33 @@ TEST(BrokerMetrics, ServesCountersHistogramsAndGauges) {
   RawClient other(port);
   other.send_bytes(bytes_of("GET /nothing HTTP/1.1\r\n\r\n"));
   EXPECT_EQ(string_of(other.read_until_eof()).rfind("HTTP/1.1 404", 0), 0u);
+}
+
+// A long poll that expires on a partition that gets no data leaves a
+// waiter there; the waiter must not keep its connection alive (and counted,
+// and holding a place in max_connections) after the client has gone.
+TEST(BrokerMetrics, AConnectionWhoseLongPollExpiredIsCountedOutWhenItCloses) {
+  BrokerProcess::Options options;
+  options.args = {"--metrics-listen", "127.0.0.1:0"};
+  auto broker = BrokerProcess::start(options);
+  ASSERT_TRUE(broker.ok()) << broker.status().to_string();
+  const uint16_t port = metrics_port(**broker);
+  ASSERT_NE(port, 0);
+  {
+    WireClient client((*broker)->port());
+    ASSERT_EQ(client.create_topic("idle", 1), ErrorCode::kOk);
+    EXPECT_TRUE(client.fetch("idle", 0, 0, /*max_wait_ms=*/50).records.empty());
+    EXPECT_NE(scrape(port).find("\nspillway_connections 1\n"), std::string::npos);
+  }  // the client closes its connection
+  // Counted out once its core has seen the close; nothing else ever
+  // happens on "idle". Polled: there is no event to wait on from here, and
+  // the bound is a guard, not a timing.
+  bool counted_out = false;
+  for (int i = 0; i < 1000 && !counted_out; ++i) {
+    counted_out = scrape(port).find("\nspillway_connections 0\n") != std::string::npos;
+    if (!counted_out) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_TRUE(counted_out);
 }
 
 TEST(BrokerMetrics, AMetricsPortInUseIsNamedAsTheMetricsListener) {
