@@ -1,11 +1,14 @@
-// Consumer: Fetch long polls and the control calls (Metadata, FetchOffsets,
-// CommitOffsets or, subscribed, CommitMemberOffsets, DescribeCluster) on the
-// control Channel, to the first bootstrap address that answers. In a
-// cluster (DescribeCluster answers; cluster_routes.h) each partition is
-// fetched from its leader over a connection of its own (a FetchLink), one
-// Fetch in flight per leader; a leader that stops answering or says it no
-// longer leads makes the consumer ask for the routes again. A standalone
-// broker gets the Fetch on the control channel, as before. It composes
+// Consumer: the control calls (Metadata, FetchOffsets, CommitOffsets or,
+// subscribed, CommitMemberOffsets, DescribeCluster) on the control Channel,
+// to the first bootstrap address that answers, and Fetch long polls over
+// connections of their own (FetchLinks), one Fetch in flight on each: to
+// the broker the control channel talks to when it stands alone, or in a
+// cluster (DescribeCluster answers; cluster_routes.h) to each leader of
+// assigned partitions; a leader that stops answering or says it no longer
+// leads makes the consumer ask for the routes again. Once a poll hands out
+// the last fetched record, the next Fetch is sent before poll() returns
+// (fetch_ahead), so the broker gathers, or waits for, the next records while
+// the application handles these; commits never queue behind it. It composes
 //   Assignment      (consumer_assignment.h)  assigned partitions, positions
 //   FetchedBatches  (fetched_batches.h)      fetched bytes -> checked records
 // and the one-round-trip lookups of metadata.h and group_offsets.h. Fetch
@@ -17,6 +20,7 @@
 #include <poll.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <thread>
 
 #include "assignors/cooperative_sticky_assignor.h"
@@ -71,6 +75,9 @@ struct Consumer::Impl {
     int32_t correlation_id = 0;
     uint64_t epoch = 0;  // positions_epoch when it was sent
     std::chrono::milliseconds wait{0};
+    // Unanswered by then, the Fetch is lost: its long poll plus the request
+    // timeout after it was sent.
+    Clock::time_point lost_at{};
   };
   std::vector<std::unique_ptr<FetchLink>> links;
   std::vector<pollfd> link_fds;  // reused by fetch_from_leaders()
@@ -157,8 +164,31 @@ struct Consumer::Impl {
   // Cluster: a Fetch to each leader of assigned partitions that has none
   // out, then the first answer into `fetched`. A failed link or a
   // partition that moved is not an error: the routes are asked again.
-  Status fetch_from_leaders(std::chrono::milliseconds wait);
+  // Fetches sent by an earlier poll are waited for until `deadline` only.
+  Status fetch_from_leaders(std::chrono::milliseconds wait, Clock::time_point deadline);
+  // Standalone: the answer to the Fetch on the broker's link, sending one
+  // first (long-polling up to `wait`) when none is out, into `fetched`.
+  // False when `deadline` passed first while a Fetch that an earlier poll
+  // sent ahead is out: it stays out for the next poll.
+  Result<bool> fetch_from_broker(std::chrono::milliseconds wait, Clock::time_point deadline);
+  // Sends the next Fetch on each wanted link with none out, long-polling up
+  // to fetch_max_wait. Only once every fetched record is handed out: its
+  // answer is read into the buffer those records point into, by the next
+  // poll(). A failure closes the link, for the next poll() to deal with.
+  void fetch_ahead();
   FetchLink& link_to(int32_t broker, const std::string& address);
+  // Sends a Fetch on `l` for the partitions it leads (connecting first if
+  // it is closed), long-polling up to `wait`. A failure closes it.
+  Status send_on(FetchLink& l, std::chrono::milliseconds wait);
+  // A link in `out` whose answer can be read, waiting until `until`;
+  // nullptr if none by then.
+  FetchLink* await_answer(std::span<FetchLink* const> out, Clock::time_point until);
+  // Closes `l`, and with it the Fetch out on it: one sent for positions
+  // that changed since may long-poll, so it is not waited for.
+  static void drop(FetchLink& l) {
+    l.channel.close();
+    l.in_flight = false;
+  }
   // Reads the answer to the Fetch `correlation_id` (within the request
   // timeout plus the long poll's `wait`).
   Result<wire::Response> read_fetch(wire::Channel& ch, int32_t correlation_id,
@@ -522,7 +552,77 @@ Consumer::Impl::FetchLink& Consumer::Impl::link_to(int32_t broker, const std::st
   return *links.back();
 }
 
-Status Consumer::Impl::fetch_from_leaders(std::chrono::milliseconds wait) {
+Status Consumer::Impl::send_on(FetchLink& l, std::chrono::milliseconds wait) {
+  if (!l.channel.is_open())
+    SPILLWAY_RETURN_IF_ERROR(l.channel.connect(l.address, connection_options()));
+  Result<int32_t> sent = send_fetch(l.channel, wait, l.broker);
+  if (!sent.ok()) {
+    l.channel.close();
+    return sent.status();
+  }
+  l.in_flight = true;
+  l.correlation_id = *sent;
+  l.epoch = positions_epoch;
+  l.wait = wait;
+  l.lost_at = Clock::now() + wait + options.request_timeout;
+  return Status::Ok();
+}
+
+Consumer::Impl::FetchLink* Consumer::Impl::await_answer(std::span<FetchLink* const> out,
+                                                        Clock::time_point until) {
+  for (FetchLink* l : out) {
+    if (l->channel.has_buffered_input()) return l;
+  }
+  std::vector<pollfd>& fds = link_fds;
+  fds.clear();
+  for (FetchLink* l : out) fds.push_back({l->channel.native_handle(), POLLIN, 0});
+  for (;;) {
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(until - Clock::now());
+    const int n =
+        ::poll(fds.data(), fds.size(), static_cast<int>(std::max<int64_t>(left.count(), 0)));
+    if (n > 0) break;
+    if (n == 0 || errno != EINTR) return nullptr;
+  }
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if ((fds[i].revents & (POLLIN | POLLHUP | POLLERR)) != 0) return out[i];
+  }
+  return nullptr;
+}
+
+void Consumer::Impl::fetch_ahead() {
+  for (std::unique_ptr<FetchLink>& l : links) {
+    if (!l->wanted || l->in_flight || !l->channel.is_open()) continue;
+    (void)send_on(*l, options.fetch_max_wait);
+  }
+}
+
+Result<bool> Consumer::Impl::fetch_from_broker(std::chrono::milliseconds wait,
+                                               Clock::time_point deadline) {
+  FetchLink& l = link_to(wire::kBootstrapBroker, channel.address());
+  for (std::unique_ptr<FetchLink>& other : links) other->wanted = other.get() == &l;
+  if (l.in_flight && l.epoch != positions_epoch) drop(l);
+  if (l.in_flight) {
+    // Sent ahead by an earlier poll: waited for until this poll's deadline.
+    FetchLink* const out[] = {&l};
+    if (!await_answer(out, std::min(deadline, l.lost_at))) {
+      if (Clock::now() < l.lost_at) return false;
+      drop(l);
+      return Status(ErrorCode::kTimeout, l.address + ": no answer to a Fetch within " +
+                                             std::to_string(options.request_timeout.count()) +
+                                             " ms after its long poll");
+    }
+  } else {
+    SPILLWAY_RETURN_IF_ERROR(send_on(l, wait));
+  }
+  Result<wire::Response> response = read_fetch(l.channel, l.correlation_id, l.wait);
+  l.in_flight = false;
+  if (!response.ok()) return response.status();  // the channel is closed
+  SPILLWAY_RETURN_IF_ERROR(take_response(*response));
+  return true;
+}
+
+Status Consumer::Impl::fetch_from_leaders(std::chrono::milliseconds wait,
+                                          Clock::time_point deadline) {
   for (std::unique_ptr<FetchLink>& l : links) l->wanted = false;
   for (const AssignedPartition& a : assignment.partitions()) {
     const int32_t leader = routes.leader(a.topic, a.partition.value());
@@ -535,67 +635,42 @@ Status Consumer::Impl::fetch_from_leaders(std::chrono::milliseconds wait) {
   // A Fetch to every leader with none out. Each link's answer lands in its
   // own channel's buffer, so records handed out from one stay valid while
   // another is read.
+  bool sent_now = false;
   for (std::unique_ptr<FetchLink>& l : links) {
+    if (l->in_flight && l->epoch != positions_epoch) drop(*l);
     if (!l->wanted || l->in_flight) continue;
-    if (!l->channel.is_open()) {
-      if (!l->channel.connect(l->address, connection_options()).ok()) {
-        want_routes();  // the leader may be gone
-        continue;
-      }
-    }
-    Result<int32_t> sent = send_fetch(l->channel, wait, l->broker);
-    if (!sent.ok()) {
-      l->channel.close();
-      want_routes();
+    if (!send_on(*l, wait).ok()) {
+      want_routes();  // the leader may be gone
       continue;
     }
-    l->in_flight = true;
-    l->correlation_id = *sent;
-    l->epoch = positions_epoch;
-    l->wait = wait;
+    sent_now = true;
   }
-  // The first answer.
-  std::vector<pollfd>& fds = link_fds;
+  // The first answer: waited for up to a Fetch's limit when one went out
+  // now, as before fetching ahead; only until the deadline otherwise.
   std::vector<FetchLink*>& out = links_out;
-  fds.clear();
   out.clear();
+  Clock::time_point until = Clock::time_point::max();
   for (std::unique_ptr<FetchLink>& l : links) {
     if (!l->in_flight) continue;
-    fds.push_back({l->channel.native_handle(), POLLIN, 0});
     out.push_back(l.get());
+    until = std::min(until, l->lost_at);
   }
   if (out.empty()) {
     // No leader to fetch from now: wait a little for new routes.
     std::this_thread::sleep_for(std::min(wait, std::chrono::milliseconds(100)));
     return Status::Ok();
   }
-  FetchLink* ready = out.front();
-  if (out.size() > 1) {
-    bool buffered = false;
-    for (std::size_t i = 0; i < out.size() && !buffered; ++i) {
-      if (out[i]->channel.has_buffered_input()) {
-        ready = out[i];
-        buffered = true;
-      }
-    }
-    if (!buffered) {
-      const auto limit = options.request_timeout + wait;
-      if (::poll(fds.data(), fds.size(), static_cast<int>(limit.count())) <= 0) {
-        // Nothing within a request timeout: every link out is lost.
-        for (FetchLink* l : out) {
-          l->channel.close();
-          l->in_flight = false;
-        }
+  if (!sent_now) until = std::min(until, deadline);
+  FetchLink* ready = out.size() == 1 && sent_now ? out.front() : await_answer(out, until);
+  if (!ready) {
+    // Nothing within a Fetch's limit: those links are lost.
+    for (FetchLink* l : out) {
+      if (Clock::now() >= l->lost_at) {
+        drop(*l);
         want_routes();
-        return Status::Ok();
-      }
-      for (std::size_t i = 0; i < out.size(); ++i) {
-        if ((fds[i].revents & (POLLIN | POLLHUP | POLLERR)) != 0) {
-          ready = out[i];
-          break;
-        }
       }
     }
+    return Status::Ok();
   }
   Result<wire::Response> response = read_fetch(ready->channel, ready->correlation_id, ready->wait);
   ready->in_flight = false;
@@ -677,7 +752,10 @@ Result<ConsumerRecords> Consumer::poll(std::chrono::milliseconds timeout) {
   for (;;) {
     if (!c.fetched.empty()) {
       SPILLWAY_RETURN_IF_ERROR(c.fetched.take(c.assignment));
-      if (!c.fetched.records().empty()) return c.fetched.records();
+      if (!c.fetched.records().empty()) {
+        if (c.fetched.empty()) c.fetch_ahead();
+        return c.fetched.records();
+      }
       if (!c.fetched.empty()) continue;
     }
     const auto left =
@@ -689,25 +767,24 @@ Result<ConsumerRecords> Consumer::poll(std::chrono::milliseconds timeout) {
     }
     const auto wait = std::clamp(left, std::chrono::milliseconds(0), c.options.fetch_max_wait);
     if (c.routes.cluster()) {
-      SPILLWAY_RETURN_IF_ERROR(c.fetch_from_leaders(wait));
+      SPILLWAY_RETURN_IF_ERROR(c.fetch_from_leaders(wait, deadline));
       if (c.fetched.empty() && Clock::now() >= deadline) return c.fetched.records();
       if (c.fetched.empty() && c.group && c.group->needs_rejoin()) return c.fetched.records();
       continue;
     }
-    Result<int32_t> sent = c.send_fetch(c.channel, wait, wire::kBootstrapBroker);
-    Result<wire::Response> response =
-        sent.ok() ? c.read_fetch(c.channel, *sent, wait) : Result<wire::Response>(sent.status());
-    if (!response.ok()) {
+    Result<bool> answered = c.fetch_from_broker(wait, deadline);
+    if (!answered.ok()) {
       // A connection the broker closed while we were not looking (idle
       // timeout, restart) gets one fresh attempt within this poll.
-      if (response.status().code() != ErrorCode::kNotConnected || reconnected) {
-        return response.status();
+      if (answered.status().code() != ErrorCode::kNotConnected || reconnected) {
+        return answered.status();
       }
       reconnected = true;
+      // The control channel may be as stale; ensure_connected() then tries
+      // the bootstrap addresses in turn, and the link follows it.
       c.channel.close();
       continue;
     }
-    SPILLWAY_RETURN_IF_ERROR(c.take_response(*response));
     if (c.fetched.empty() && Clock::now() >= deadline) return c.fetched.records();
     // The group is rebalancing: let the next poll() rejoin now.
     if (c.fetched.empty() && c.group && c.group->needs_rejoin()) return c.fetched.records();

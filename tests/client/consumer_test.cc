@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "alloc_counter.h"
@@ -200,10 +201,11 @@ TEST(Consumer, SubscribeChecksItsArguments) {
   EXPECT_EQ((*bad)->subscribe({"t"}).code(), ErrorCode::kInvalidArgument);
 }
 
-// Fetches and control calls share the consumer's one connection; a control
-// call reads its answer into memory of its own, so the records a poll
-// returned stay intact across a commit and a committed() lookup.
-TEST(Consumer, FetchesAndControlCallsShareOneConnectionAndCommitsKeepRecordsValid) {
+// Fetches go on a connection of their own, control calls on the control
+// connection; a control call reads its answer into memory of its own, so
+// the records a poll returned stay intact across a commit and a committed()
+// lookup, while the Fetch sent ahead is out.
+TEST(Consumer, FetchesHaveAConnectionOfTheirOwnAndCommitsKeepRecordsValid) {
   FakeBroker broker;
   broker.create_topic("t", 2);
   produce(broker, "t", 0, 40, ProducerCompression::kNone, 0);
@@ -219,7 +221,67 @@ TEST(Consumer, FetchesAndControlCallsShareOneConnectionAndCommitsKeepRecordsVali
   ASSERT_TRUE(c->committed("t", 1).ok());
   ASSERT_TRUE(c->describe("t").ok());
   for (size_t i = 0; i < values.size(); ++i) EXPECT_EQ((*records)[i].value_string(), values[i]);
-  EXPECT_EQ(broker.connections_accepted() - before, 1);
+  EXPECT_EQ(broker.connections_accepted() - before, 2);
+}
+
+// Waits up to 5 s for the broker to have seen a Fetch from `offset`: the
+// client sends it on its own, so there is no event to wait on; the bound
+// only turns a missing request into a failure instead of a hang.
+bool await_fetch_from(const FakeBroker& broker, int64_t offset) {
+  for (int i = 0; i < 500 && broker.highest_fetch_offset() < offset; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return broker.highest_fetch_offset() >= offset;
+}
+
+// The poll that hands out the last fetched record sends the next Fetch
+// before it returns, so the broker waits for (or gathers) the next records
+// while the application handles these; the next poll reads its answer.
+TEST(ConsumerFetchAhead, ThePollThatHandsOutTheLastRecordSendsTheNextFetch) {
+  FakeBroker broker;
+  broker.create_topic("t", 1);
+  produce(broker, "t", 0, 10);
+  ConsumerOptions o;
+  o.bootstrap = broker.address();
+  o.fetch_max_wait = std::chrono::seconds(10);
+  auto c = Consumer::create(o);
+  ASSERT_TRUE(c.ok());
+  ASSERT_TRUE((*c)->assign("t").ok());
+  ASSERT_EQ(read_values(**c, 10).size(), 10u);
+  EXPECT_TRUE(await_fetch_from(broker, 10)) << "no Fetch sent ahead";
+  produce(broker, "t", 10, 15);  // answers the long poll sent ahead
+  Result<ConsumerRecords> more = (*c)->poll(std::chrono::seconds(5));
+  ASSERT_TRUE(more.ok()) << more.status().to_string();
+  std::vector<std::string> values;
+  for (const ConsumerRecord& r : *more) values.emplace_back(r.value_string());
+  EXPECT_EQ(values,
+            (std::vector<std::string>{"value-10", "value-11", "value-12", "value-13", "value-14"}));
+  EXPECT_EQ(*(*c)->position("t", 0), 15);
+}
+
+// A poll shorter than the Fetch sent ahead returns what it has (nothing)
+// and leaves that Fetch out; a seek meanwhile drops it (it asked for the
+// old position) and the next poll reads from the new one.
+TEST(ConsumerFetchAhead, AShortPollLeavesTheFetchOutAndASeekReplacesIt) {
+  FakeBroker broker;
+  broker.create_topic("t", 1);
+  produce(broker, "t", 0, 10);
+  ConsumerOptions o;
+  o.bootstrap = broker.address();
+  o.fetch_max_wait = std::chrono::seconds(30);
+  auto c = Consumer::create(o);
+  ASSERT_TRUE(c.ok());
+  ASSERT_TRUE((*c)->assign("t").ok());
+  ASSERT_EQ(read_values(**c, 10).size(), 10u);
+  Result<ConsumerRecords> none = (*c)->poll(std::chrono::milliseconds(20));
+  ASSERT_TRUE(none.ok()) << none.status().to_string();
+  EXPECT_TRUE(none->empty());
+  ASSERT_TRUE((*c)->seek("t", 0, 7).ok());
+  EXPECT_EQ(read_values(**c, 3), (std::vector<std::string>{"value-7", "value-8", "value-9"}));
+  // And the Fetch still out after a short poll answers the next poll.
+  ASSERT_TRUE((*c)->poll(std::chrono::milliseconds(20)).ok());
+  produce(broker, "t", 10, 12);
+  EXPECT_EQ(read_values(**c, 2), (std::vector<std::string>{"value-10", "value-11"}));
 }
 
 // A connection the broker dropped (idle timeout, restart) is made again by

@@ -267,6 +267,14 @@ bool FakeBroker::handle(int16_t api_key, int16_t api_version, std::span<const st
     case frame::ApiKey::kFetch: {
       Result<messages::FetchRequest> req = messages::decode_fetch_request(body);
       if (!req.ok()) return false;
+      for (const messages::FetchTopicRequest& t : req->topics) {
+        for (const messages::FetchPartitionRequest& p : t.partitions) {
+          int64_t seen = highest_fetch_offset_.load();
+          while (p.fetch_offset > seen &&
+                 !highest_fetch_offset_.compare_exchange_weak(seen, p.fetch_offset)) {
+          }
+        }
+      }
       const auto deadline =
           std::chrono::steady_clock::now() + std::chrono::milliseconds(req->max_wait_ms);
       std::vector<std::vector<std::byte>> data;

@@ -47,6 +47,9 @@ class FakeBroker {
   // Records stored in a partition, in offset order: (key, value) pairs.
   std::vector<std::pair<std::string, std::string>> records(const std::string& topic, int partition);
   int produce_requests() const { return produce_requests_.load(); }
+  // The highest fetch offset any Fetch asked for, of any partition (-1
+  // before the first).
+  int64_t highest_fetch_offset() const { return highest_fetch_offset_.load(); }
   // Connections accepted since construction.
   int connections_accepted() const { return connections_accepted_.load(); }
 
@@ -67,6 +70,7 @@ class FakeBroker {
   std::thread acceptor_;
   std::atomic<bool> stopping_{false};
   std::atomic<int> produce_requests_{0};
+  std::atomic<int64_t> highest_fetch_offset_{-1};
   std::atomic<int> connections_accepted_{0};
 
   std::mutex mu_;
