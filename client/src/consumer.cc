@@ -5,10 +5,11 @@
 // the broker the control channel talks to when it stands alone, or in a
 // cluster (DescribeCluster answers; cluster_routes.h) to each leader of
 // assigned partitions; a leader that stops answering or says it no longer
-// leads makes the consumer ask for the routes again. Once a poll hands out
-// the last fetched record, the next Fetch is sent before poll() returns
-// (fetch_ahead), so the broker gathers, or waits for, the next records while
-// the application handles these; commits never queue behind it. It composes
+// leads makes the consumer ask for the routes again. As soon as a Fetch's
+// answer is read, the link's next Fetch goes out, from past what that answer
+// brought (fetching ahead), so the broker gathers, or waits for, the next
+// records while these are checked and handed out; commits never queue
+// behind it. It composes
 //   Assignment      (consumer_assignment.h)  assigned partitions, positions
 //   FetchedBatches  (fetched_batches.h)      fetched bytes -> checked records
 // and the one-round-trip lookups of metadata.h and group_offsets.h. Fetch
@@ -78,6 +79,9 @@ struct Consumer::Impl {
     // Unanswered by then, the Fetch is lost: its long poll plus the request
     // timeout after it was sent.
     Clock::time_point lost_at{};
+    // (assigned partition index, fetch offset) of each partition it asked
+    // for: its answer is read only if these are still the positions.
+    std::vector<std::pair<std::size_t, int64_t>> asked;
   };
   std::vector<std::unique_ptr<FetchLink>> links;
   std::vector<pollfd> link_fds;  // reused by fetch_from_leaders()
@@ -87,8 +91,11 @@ struct Consumer::Impl {
   bool routes_due = false;
   Clock::time_point routes_at{};
   // Bumped whenever what was fetched is dropped (seek, assignment change):
-  // the answer to a Fetch sent before is read and ignored.
+  // a Fetch sent before is dropped with its link.
   uint64_t positions_epoch = 0;
+  // Per assigned partition, where a Fetch sent ahead starts: past the whole
+  // batches fetched and not yet handed out, else the position. Reused.
+  std::vector<int64_t> ahead_offsets;
 
   ConnectionOptions connection_options() const {
     return {.connect_timeout = options.connect_timeout,
@@ -150,9 +157,11 @@ struct Consumer::Impl {
   // Tells the listener, then drops `partitions` from the assignment.
   void revoke(Consumer& self, std::vector<TopicPartition> partitions);
   // Sends one Fetch on `ch` for every assigned partition led by `leader`
-  // (every one for wire::kBootstrapBroker), long-polling up to `wait`;
-  // returns its correlation id.
-  Result<int32_t> send_fetch(wire::Channel& ch, std::chrono::milliseconds wait, int32_t leader);
+  // (every one for wire::kBootstrapBroker), long-polling up to `wait`, from
+  // the positions or, `ahead`, from ahead_offsets; notes each partition's
+  // (index, offset) in `asked`. Returns its correlation id.
+  Result<int32_t> send_fetch(wire::Channel& ch, std::chrono::milliseconds wait, int32_t leader,
+                             bool ahead, std::vector<std::pair<std::size_t, int64_t>>& asked);
   // Asks the control channel for the routes (DescribeCluster).
   Status refresh_routes();
   // The routes should be asked again (soon, not at once: a failover takes
@@ -171,15 +180,21 @@ struct Consumer::Impl {
   // False when `deadline` passed first while a Fetch that an earlier poll
   // sent ahead is out: it stays out for the next poll.
   Result<bool> fetch_from_broker(std::chrono::milliseconds wait, Clock::time_point deadline);
-  // Sends the next Fetch on each wanted link with none out, long-polling up
-  // to fetch_max_wait. Only once every fetched record is handed out: its
-  // answer is read into the buffer those records point into, by the next
-  // poll(). A failure closes the link, for the next poll() to deal with.
-  void fetch_ahead();
+  // Right after `l`'s answer was taken: its next Fetch, long-polling up to
+  // fetch_max_wait, from past what was fetched. The answer waits in the
+  // socket until everything fetched is handed out (it is read into the
+  // buffer those records point into, by a later poll()). A failure closes
+  // the link, for the next poll() to deal with.
+  void fetch_ahead(FetchLink& l);
+  // The Fetch out on `l` asked for the partitions' positions (a Fetch sent
+  // ahead asked from past what was fetched; once that is handed out the
+  // two agree).
+  bool asked_for_positions(const FetchLink& l) const;
   FetchLink& link_to(int32_t broker, const std::string& address);
   // Sends a Fetch on `l` for the partitions it leads (connecting first if
-  // it is closed), long-polling up to `wait`. A failure closes it.
-  Status send_on(FetchLink& l, std::chrono::milliseconds wait);
+  // it is closed), long-polling up to `wait`, from the positions or,
+  // `ahead`, from ahead_offsets. A failure closes it.
+  Status send_on(FetchLink& l, std::chrono::milliseconds wait, bool ahead = false);
   // A link in `out` whose answer can be read, waiting until `until`;
   // nullptr if none by then.
   FetchLink* await_answer(std::span<FetchLink* const> out, Clock::time_point until);
@@ -473,9 +488,12 @@ Status Consumer::Impl::resolve_committed(std::string_view topic,
 }
 
 Result<int32_t> Consumer::Impl::send_fetch(wire::Channel& ch, std::chrono::milliseconds wait,
-                                           int32_t leader) {
+                                           int32_t leader, bool ahead,
+                                           std::vector<std::pair<std::size_t, int64_t>>& asked) {
   fetch_topics.clear();
   fetch_partitions.clear();
+  asked.clear();
+  const AssignedPartition* const base = assignment.partitions().data();
   // One entry per topic, viewing its run of fetch_partitions (the
   // assignment is sorted by topic).
   assignment.for_each_topic([&](std::string_view topic, std::span<AssignedPartition> parts) {
@@ -484,8 +502,11 @@ Result<int32_t> Consumer::Impl::send_fetch(wire::Channel& ch, std::chrono::milli
       if (leader != wire::kBootstrapBroker && routes.leader(topic, a.partition.value()) != leader) {
         continue;
       }
+      const auto index = static_cast<std::size_t>(&a - base);
+      const int64_t offset = ahead ? ahead_offsets[index] : a.position.offset().value();
+      asked.emplace_back(index, offset);
       fetch_partitions.push_back({.partition = a.partition.value(),
-                                  .fetch_offset = a.position.offset().value(),
+                                  .fetch_offset = offset,
                                   .partition_max_bytes = options.partition_max_bytes});
     }
     if (fetch_partitions.size() == first) return;
@@ -552,10 +573,10 @@ Consumer::Impl::FetchLink& Consumer::Impl::link_to(int32_t broker, const std::st
   return *links.back();
 }
 
-Status Consumer::Impl::send_on(FetchLink& l, std::chrono::milliseconds wait) {
+Status Consumer::Impl::send_on(FetchLink& l, std::chrono::milliseconds wait, bool ahead) {
   if (!l.channel.is_open())
     SPILLWAY_RETURN_IF_ERROR(l.channel.connect(l.address, connection_options()));
-  Result<int32_t> sent = send_fetch(l.channel, wait, l.broker);
+  Result<int32_t> sent = send_fetch(l.channel, wait, l.broker, ahead, l.asked);
   if (!sent.ok()) {
     l.channel.close();
     return sent.status();
@@ -589,18 +610,31 @@ Consumer::Impl::FetchLink* Consumer::Impl::await_answer(std::span<FetchLink* con
   return nullptr;
 }
 
-void Consumer::Impl::fetch_ahead() {
-  for (std::unique_ptr<FetchLink>& l : links) {
-    if (!l->wanted || l->in_flight || !l->channel.is_open()) continue;
-    (void)send_on(*l, options.fetch_max_wait);
+void Consumer::Impl::fetch_ahead(FetchLink& l) {
+  if (!l.channel.is_open()) return;
+  ahead_offsets.resize(assignment.partitions().size());
+  for (std::size_t i = 0; i < ahead_offsets.size(); ++i) {
+    ahead_offsets[i] = assignment.partitions()[i].position.offset().value();
   }
+  fetched.for_each_end([&](std::size_t index, Offset end) {
+    ahead_offsets[index] = std::max(ahead_offsets[index], end.value());
+  });
+  (void)send_on(l, options.fetch_max_wait, /*ahead=*/true);
+}
+
+bool Consumer::Impl::asked_for_positions(const FetchLink& l) const {
+  const std::span<const AssignedPartition> parts = assignment.partitions();
+  for (const auto& [index, offset] : l.asked) {
+    if (index >= parts.size() || parts[index].position.offset().value() != offset) return false;
+  }
+  return true;
 }
 
 Result<bool> Consumer::Impl::fetch_from_broker(std::chrono::milliseconds wait,
                                                Clock::time_point deadline) {
   FetchLink& l = link_to(wire::kBootstrapBroker, channel.address());
   for (std::unique_ptr<FetchLink>& other : links) other->wanted = other.get() == &l;
-  if (l.in_flight && l.epoch != positions_epoch) drop(l);
+  if (l.in_flight && (l.epoch != positions_epoch || !asked_for_positions(l))) drop(l);
   if (l.in_flight) {
     // Sent ahead by an earlier poll: waited for until this poll's deadline.
     FetchLink* const out[] = {&l};
@@ -618,6 +652,7 @@ Result<bool> Consumer::Impl::fetch_from_broker(std::chrono::milliseconds wait,
   l.in_flight = false;
   if (!response.ok()) return response.status();  // the channel is closed
   SPILLWAY_RETURN_IF_ERROR(take_response(*response));
+  fetch_ahead(l);
   return true;
 }
 
@@ -637,7 +672,7 @@ Status Consumer::Impl::fetch_from_leaders(std::chrono::milliseconds wait,
   // another is read.
   bool sent_now = false;
   for (std::unique_ptr<FetchLink>& l : links) {
-    if (l->in_flight && l->epoch != positions_epoch) drop(*l);
+    if (l->in_flight && (l->epoch != positions_epoch || !asked_for_positions(*l))) drop(*l);
     if (!l->wanted || l->in_flight) continue;
     if (!send_on(*l, wait).ok()) {
       want_routes();  // the leader may be gone
@@ -680,7 +715,9 @@ Status Consumer::Impl::fetch_from_leaders(std::chrono::milliseconds wait,
     return Status::Ok();
   }
   if (ready->epoch != positions_epoch) return Status::Ok();  // asked for old positions
-  return take_response(*response);
+  SPILLWAY_RETURN_IF_ERROR(take_response(*response));
+  fetch_ahead(*ready);
+  return Status::Ok();
 }
 
 Result<wire::Response> Consumer::Impl::read_fetch(wire::Channel& ch, int32_t correlation_id,
@@ -752,10 +789,7 @@ Result<ConsumerRecords> Consumer::poll(std::chrono::milliseconds timeout) {
   for (;;) {
     if (!c.fetched.empty()) {
       SPILLWAY_RETURN_IF_ERROR(c.fetched.take(c.assignment));
-      if (!c.fetched.records().empty()) {
-        if (c.fetched.empty()) c.fetch_ahead();
-        return c.fetched.records();
-      }
+      if (!c.fetched.records().empty()) return c.fetched.records();
       if (!c.fetched.empty()) continue;
     }
     const auto left =

@@ -102,6 +102,17 @@ Status FetchedBatches::take_batch(AssignedPartition& a, const batch::BatchHeader
   return Status::Ok();
 }
 
+Offset FetchedBatches::end_of(std::span<const std::byte> batches) noexcept {
+  Offset end = kNoOffset;
+  while (!batches.empty()) {
+    Result<batch::BatchHeader> h = batch::parse_header(batches);
+    if (!h.ok() || h->total_size() > batches.size()) break;
+    end = Offset(h->last_offset()).next();
+    batches = batches.subspan(h->total_size());
+  }
+  return end;
+}
+
 Status FetchedBatches::take(Assignment& assignment) {
   std::size_t p = 0;
   Status error;

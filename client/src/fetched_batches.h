@@ -55,6 +55,14 @@ class FetchedBatches {
   void add(std::size_t index, std::span<const std::byte> batches) {
     pending_.push_back({index, batches});
   }
+  // For each partition with batches not yet handed out: fn(index, end),
+  // `end` the offset past its last whole batch (by the batch headers; the
+  // CRCs are checked when the batches are handed out), or kNoOffset if
+  // none is whole.
+  template <typename Fn>
+  void for_each_end(Fn&& fn) const {
+    for (const Pending& p : pending_) fn(p.index, end_of(p.batches));
+  }
   // Hands out whole batches into records() until about max_poll_records are
   // there, advancing the partitions' positions past them. Returns the error
   // of a batch that cannot be handed out (naming topic, partition and
@@ -82,6 +90,7 @@ class FetchedBatches {
   // past it. On error nothing of it is appended and the position stays.
   Status take_batch(AssignedPartition& a, const batch::BatchHeader& h,
                     std::span<const std::byte> bytes);
+  static Offset end_of(std::span<const std::byte> batches) noexcept;
   // Decompresses a zstd batch's records block into the next free buffer.
   Result<std::span<const std::byte>> decompress(std::span<const std::byte> batch);
 

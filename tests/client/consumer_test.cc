@@ -259,6 +259,35 @@ TEST(ConsumerFetchAhead, ThePollThatHandsOutTheLastRecordSendsTheNextFetch) {
   EXPECT_EQ(*(*c)->position("t", 0), 15);
 }
 
+// The next Fetch leaves as soon as an answer is read, from past what it
+// brought, while its records are still being handed out a few per poll;
+// its answer is read once they all are, and every record comes once, in
+// order.
+TEST(ConsumerFetchAhead, TheNextFetchLeavesBeforeTheRecordsAreHandedOut) {
+  FakeBroker broker;
+  broker.create_topic("t", 1);
+  for (int i = 0; i < 10; ++i) produce(broker, "t", i, i + 1);  // a batch each
+  ConsumerOptions o;
+  o.bootstrap = broker.address();
+  o.fetch_max_wait = std::chrono::seconds(10);
+  o.max_poll_records = 1;  // whole batches: the first poll hands out one
+  auto c = Consumer::create(o);
+  ASSERT_TRUE(c.ok());
+  ASSERT_TRUE((*c)->assign("t").ok());
+  Result<ConsumerRecords> first = (*c)->poll(std::chrono::seconds(5));
+  ASSERT_TRUE(first.ok()) << first.status().to_string();
+  ASSERT_FALSE(first->empty());
+  ASSERT_LT(*(*c)->position("t", 0), 10) << "the test needs records left after the first poll";
+  EXPECT_TRUE(await_fetch_from(broker, 10)) << "no Fetch sent ahead from past the fetched batches";
+  std::vector<std::string> values;
+  for (const ConsumerRecord& r : *first) values.emplace_back(r.value_string());
+  produce(broker, "t", 10, 13);
+  for (const std::string& v : read_values(**c, 13 - values.size())) values.push_back(v);
+  std::vector<std::string> expected;
+  for (int i = 0; i < 13; ++i) expected.push_back("value-" + std::to_string(i));
+  EXPECT_EQ(values, expected);
+}
+
 // A poll shorter than the Fetch sent ahead returns what it has (nothing)
 // and leaves that Fetch out; a seek meanwhile drops it (it asked for the
 // old position) and the next poll reads from the new one.
