@@ -234,10 +234,10 @@ bool await_fetch_from(const FakeBroker& broker, int64_t offset) {
   return broker.highest_fetch_offset() >= offset;
 }
 
-// The poll that hands out the last fetched record sends the next Fetch
-// before it returns, so the broker waits for (or gathers) the next records
+// By the time the poll that hands out the last fetched record returns, the
+// next Fetch is out, so the broker waits for (or gathers) the next records
 // while the application handles these; the next poll reads its answer.
-TEST(ConsumerFetchAhead, ThePollThatHandsOutTheLastRecordSendsTheNextFetch) {
+TEST(ConsumerFetchAhead, ThePollThatHandsOutTheLastRecordHasTheNextFetchOut) {
   FakeBroker broker;
   broker.create_topic("t", 1);
   produce(broker, "t", 0, 10);
