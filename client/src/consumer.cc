@@ -222,11 +222,9 @@ Result<std::unique_ptr<Consumer>> Consumer::create(ConsumerOptions options) {
                   "fetch_max_bytes, partition_max_bytes and max_poll_records must be positive");
   }
   auto impl = std::make_unique<Impl>(std::move(options));
-  // Steady-state polls reuse it; sizing it now keeps the first polls from
-  // growing it.
-  impl->channel.reserve(
-      std::min<std::size_t>(impl->options.max_response_bytes,
-                            static_cast<std::size_t>(impl->options.fetch_max_bytes) + (64u << 10)));
+  // The control channel reads no Fetch answers (its calls read into memory
+  // of their own), so its reused buffer is not sized for them; each
+  // FetchLink's is (link_to).
   SPILLWAY_RETURN_IF_ERROR(impl->ensure_connected());
   return std::unique_ptr<Consumer>(new Consumer(std::move(impl)));
 }
@@ -611,7 +609,7 @@ Consumer::Impl::FetchLink* Consumer::Impl::await_answer(std::span<FetchLink* con
 }
 
 void Consumer::Impl::fetch_ahead(FetchLink& l) {
-  if (!l.channel.is_open()) return;
+  if (!l.wanted || !l.channel.is_open()) return;  // unwanted: leads nothing assigned now
   ahead_offsets.resize(assignment.partitions().size());
   for (std::size_t i = 0; i < ahead_offsets.size(); ++i) {
     ahead_offsets[i] = assignment.partitions()[i].position.offset().value();
