@@ -5,12 +5,16 @@
 // of the log (ConsumerOptions::reset). poll() long-polls the broker with one
 // Fetch request for every assigned partition (in a cluster, one to each
 // partition's leader, learnt from the bootstrap broker and followed when
-// it moves) and returns the records it got, in offset order per partition,
+// it moves), over a connection of its own beside the one for commits and
+// lookups, and returns the records it got, in offset order per partition,
 // decompressing zstd batches and skipping records below the position
 // inside the first batch. Every batch's CRC-32C is checked before any of
 // its records is handed out, so a byte damaged on the broker's disk or on
 // the way is an error, never a record. Records already fetched are handed
-// out by later polls without a request; that path allocates nothing.
+// out by later polls without a request; that path allocates nothing. The
+// next Fetch is sent as soon as an answer is read (fetching ahead), so the
+// broker prepares the next records while these are handed out; a poll()
+// whose timeout ends first leaves it out for the next poll().
 //
 // subscribe() instead makes the consumer a member of its consumer group
 // (ConsumerOptions::group_id): the group's members share the partitions of
