@@ -23,20 +23,12 @@ ROUNDS=${ROUNDS:-8}
 SECS=${SECS:-3}
 SIZES=${SIZES:-"100 1024"}
 work=$(mktemp -d /tmp/spillway-consumers-ab.XXXXXX)
-pid=""
-cleanup() { [[ -z "$pid" ]] || kill -9 "$pid" 2>/dev/null || true; rm -rf "$work"; }
+broker_bin=${builds[0]}/broker/spillway-broker
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/broker.sh"
+cleanup() { stop_broker KILL; rm -rf "$work"; }
 trap cleanup EXIT
 
-"${builds[0]}/broker/spillway-broker" --listen 127.0.0.1:0 --kafka-listen 127.0.0.1:0 \
-  --data-dir "$work/data" --log-level info >"$work/log" 2>&1 &
-pid=$!
-port=""
-for _ in $(seq 1 100); do
-  port=$(sed -n 's/.* listening on 127\.0\.0\.1:\([0-9]*\) .*/\1/p' "$work/log" | head -n 1)
-  [[ -z "$port" ]] || break
-  sleep 0.1
-done
-[[ -n "$port" ]] || { cat "$work/log" >&2; exit 1; }
+start_broker "$work/data" "$work/log"
 
 median() { sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
 
@@ -62,6 +54,4 @@ for size in $SIZES; do
       "$(awk -v a="$first" -v b="$m" 'BEGIN {print (a > 0) ? b / a : 0}')" "${builds[$i]}"
   done
 done
-kill -TERM "$pid"
-wait "$pid" 2>/dev/null || true
-pid=""
+stop_broker TERM

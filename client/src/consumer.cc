@@ -186,10 +186,10 @@ struct Consumer::Impl {
   // buffer those records point into, by a later poll()). A failure closes
   // the link, for the next poll() to deal with.
   void fetch_ahead(FetchLink& l);
-  // The Fetch out on `l` asked for the partitions' positions (a Fetch sent
-  // ahead asked from past what was fetched; once that is handed out the
-  // two agree).
-  bool asked_for_positions(const FetchLink& l) const;
+  // Drops the Fetch out on `l` unless it was sent since the last refetch()
+  // and asked for the partitions' positions (a Fetch sent ahead asked from
+  // past what was fetched; once that is handed out the two agree).
+  void drop_if_stale(FetchLink& l);
   FetchLink& link_to(int32_t broker, const std::string& address);
   // Sends a Fetch on `l` for the partitions it leads (connecting first if
   // it is closed), long-polling up to `wait`, from the positions or,
@@ -620,19 +620,26 @@ void Consumer::Impl::fetch_ahead(FetchLink& l) {
   (void)send_on(l, options.fetch_max_wait, /*ahead=*/true);
 }
 
-bool Consumer::Impl::asked_for_positions(const FetchLink& l) const {
+void Consumer::Impl::drop_if_stale(FetchLink& l) {
+  if (!l.in_flight) return;
+  if (l.epoch != positions_epoch) {
+    drop(l);
+    return;
+  }
   const std::span<const AssignedPartition> parts = assignment.partitions();
   for (const auto& [index, offset] : l.asked) {
-    if (index >= parts.size() || parts[index].position.offset().value() != offset) return false;
+    if (index >= parts.size() || parts[index].position.offset().value() != offset) {
+      drop(l);
+      return;
+    }
   }
-  return true;
 }
 
 Result<bool> Consumer::Impl::fetch_from_broker(std::chrono::milliseconds wait,
                                                Clock::time_point deadline) {
   FetchLink& l = link_to(wire::kBootstrapBroker, channel.address());
   for (std::unique_ptr<FetchLink>& other : links) other->wanted = other.get() == &l;
-  if (l.in_flight && (l.epoch != positions_epoch || !asked_for_positions(l))) drop(l);
+  drop_if_stale(l);
   if (l.in_flight) {
     // Sent ahead by an earlier poll: waited for until this poll's deadline.
     FetchLink* const out[] = {&l};
@@ -670,7 +677,7 @@ Status Consumer::Impl::fetch_from_leaders(std::chrono::milliseconds wait,
   // another is read.
   bool sent_now = false;
   for (std::unique_ptr<FetchLink>& l : links) {
-    if (l->in_flight && (l->epoch != positions_epoch || !asked_for_positions(*l))) drop(*l);
+    drop_if_stale(*l);
     if (!l->wanted || l->in_flight) continue;
     if (!send_on(*l, wait).ok()) {
       want_routes();  // the leader may be gone
@@ -712,7 +719,7 @@ Status Consumer::Impl::fetch_from_leaders(std::chrono::milliseconds wait,
     want_routes();
     return Status::Ok();
   }
-  if (ready->epoch != positions_epoch) return Status::Ok();  // asked for old positions
+  // (A Fetch for old positions was dropped above, before anything waited.)
   SPILLWAY_RETURN_IF_ERROR(take_response(*response));
   fetch_ahead(*ready);
   return Status::Ok();

@@ -234,6 +234,23 @@ bool await_fetch_from(const FakeBroker& broker, int64_t offset) {
   return broker.highest_fetch_offset() >= offset;
 }
 
+// A consumer assigned all of "t", long-polling up to `wait` (so a Fetch sent
+// ahead stays out while the test looks), handing out about
+// `max_poll_records` per poll.
+std::unique_ptr<Consumer> assigned_consumer(
+    const FakeBroker& broker, std::chrono::milliseconds wait,
+    size_t max_poll_records = ConsumerOptions{}.max_poll_records) {
+  ConsumerOptions o;
+  o.bootstrap = broker.address();
+  o.fetch_max_wait = wait;
+  o.max_poll_records = max_poll_records;
+  auto c = Consumer::create(o);
+  EXPECT_TRUE(c.ok()) << c.status().to_string();
+  if (!c.ok()) return nullptr;
+  EXPECT_TRUE((*c)->assign("t").ok());
+  return std::move(c).value();
+}
+
 // By the time the poll that hands out the last fetched record returns, the
 // next Fetch is out, so the broker waits for (or gathers) the next records
 // while the application handles these; the next poll reads its answer.
@@ -241,22 +258,18 @@ TEST(ConsumerFetchAhead, ThePollThatHandsOutTheLastRecordHasTheNextFetchOut) {
   FakeBroker broker;
   broker.create_topic("t", 1);
   produce(broker, "t", 0, 10);
-  ConsumerOptions o;
-  o.bootstrap = broker.address();
-  o.fetch_max_wait = std::chrono::seconds(10);
-  auto c = Consumer::create(o);
-  ASSERT_TRUE(c.ok());
-  ASSERT_TRUE((*c)->assign("t").ok());
-  ASSERT_EQ(read_values(**c, 10).size(), 10u);
+  auto c = assigned_consumer(broker, std::chrono::seconds(10));
+  ASSERT_NE(c, nullptr);
+  ASSERT_EQ(read_values(*c, 10).size(), 10u);
   EXPECT_TRUE(await_fetch_from(broker, 10)) << "no Fetch sent ahead";
   produce(broker, "t", 10, 15);  // answers the long poll sent ahead
-  Result<ConsumerRecords> more = (*c)->poll(std::chrono::seconds(5));
+  Result<ConsumerRecords> more = c->poll(std::chrono::seconds(5));
   ASSERT_TRUE(more.ok()) << more.status().to_string();
   std::vector<std::string> values;
   for (const ConsumerRecord& r : *more) values.emplace_back(r.value_string());
   EXPECT_EQ(values,
             (std::vector<std::string>{"value-10", "value-11", "value-12", "value-13", "value-14"}));
-  EXPECT_EQ(*(*c)->position("t", 0), 15);
+  EXPECT_EQ(*c->position("t", 0), 15);
 }
 
 // The next Fetch leaves as soon as an answer is read, from past what it
@@ -267,22 +280,18 @@ TEST(ConsumerFetchAhead, TheNextFetchLeavesBeforeTheRecordsAreHandedOut) {
   FakeBroker broker;
   broker.create_topic("t", 1);
   for (int i = 0; i < 10; ++i) produce(broker, "t", i, i + 1);  // a batch each
-  ConsumerOptions o;
-  o.bootstrap = broker.address();
-  o.fetch_max_wait = std::chrono::seconds(10);
-  o.max_poll_records = 1;  // whole batches: the first poll hands out one
-  auto c = Consumer::create(o);
-  ASSERT_TRUE(c.ok());
-  ASSERT_TRUE((*c)->assign("t").ok());
-  Result<ConsumerRecords> first = (*c)->poll(std::chrono::seconds(5));
+  // Whole batches, at least one per poll: the first poll hands out one.
+  auto c = assigned_consumer(broker, std::chrono::seconds(10), /*max_poll_records=*/1);
+  ASSERT_NE(c, nullptr);
+  Result<ConsumerRecords> first = c->poll(std::chrono::seconds(5));
   ASSERT_TRUE(first.ok()) << first.status().to_string();
   ASSERT_FALSE(first->empty());
-  ASSERT_LT(*(*c)->position("t", 0), 10) << "the test needs records left after the first poll";
+  ASSERT_LT(*c->position("t", 0), 10) << "the test needs records left after the first poll";
   EXPECT_TRUE(await_fetch_from(broker, 10)) << "no Fetch sent ahead from past the fetched batches";
   std::vector<std::string> values;
   for (const ConsumerRecord& r : *first) values.emplace_back(r.value_string());
   produce(broker, "t", 10, 13);
-  for (const std::string& v : read_values(**c, 13 - values.size())) values.push_back(v);
+  for (const std::string& v : read_values(*c, 13 - values.size())) values.push_back(v);
   std::vector<std::string> expected;
   for (int i = 0; i < 13; ++i) expected.push_back("value-" + std::to_string(i));
   EXPECT_EQ(values, expected);
@@ -295,22 +304,18 @@ TEST(ConsumerFetchAhead, AShortPollLeavesTheFetchOutAndASeekReplacesIt) {
   FakeBroker broker;
   broker.create_topic("t", 1);
   produce(broker, "t", 0, 10);
-  ConsumerOptions o;
-  o.bootstrap = broker.address();
-  o.fetch_max_wait = std::chrono::seconds(30);
-  auto c = Consumer::create(o);
-  ASSERT_TRUE(c.ok());
-  ASSERT_TRUE((*c)->assign("t").ok());
-  ASSERT_EQ(read_values(**c, 10).size(), 10u);
-  Result<ConsumerRecords> none = (*c)->poll(std::chrono::milliseconds(20));
+  auto c = assigned_consumer(broker, std::chrono::seconds(30));
+  ASSERT_NE(c, nullptr);
+  ASSERT_EQ(read_values(*c, 10).size(), 10u);
+  Result<ConsumerRecords> none = c->poll(std::chrono::milliseconds(20));
   ASSERT_TRUE(none.ok()) << none.status().to_string();
   EXPECT_TRUE(none->empty());
-  ASSERT_TRUE((*c)->seek("t", 0, 7).ok());
-  EXPECT_EQ(read_values(**c, 3), (std::vector<std::string>{"value-7", "value-8", "value-9"}));
+  ASSERT_TRUE(c->seek("t", 0, 7).ok());
+  EXPECT_EQ(read_values(*c, 3), (std::vector<std::string>{"value-7", "value-8", "value-9"}));
   // And the Fetch still out after a short poll answers the next poll.
-  ASSERT_TRUE((*c)->poll(std::chrono::milliseconds(20)).ok());
+  ASSERT_TRUE(c->poll(std::chrono::milliseconds(20)).ok());
   produce(broker, "t", 10, 12);
-  EXPECT_EQ(read_values(**c, 2), (std::vector<std::string>{"value-10", "value-11"}));
+  EXPECT_EQ(read_values(*c, 2), (std::vector<std::string>{"value-10", "value-11"}));
 }
 
 // A connection the broker dropped (idle timeout, restart) is made again by
