@@ -87,17 +87,23 @@ Result<batch::BatchHeader> ProduceCore::admit(uint32_t topic_index, Topic* topic
 }
 
 void ProduceCore::produce(uint32_t topic_index, Topic* topic, int32_t partition,
-                          std::span<const std::byte> batch, Acks acks) {
+                          std::span<const std::byte> batch, Acks acks, BatchBuffer buffer) {
   Result<batch::BatchHeader> header = admit(topic_index, topic, partition, batch);
   if (!header.ok()) return;
+  // Adopting the body saves the one copy between the socket and the log
+  // (the read went straight into the body's buffer).
+  std::byte* rented = buffer == BatchBuffer::kAdoptBody ? exchange_->adopt_body() : nullptr;
   Status posted = post_append(*topic->partitions[static_cast<size_t>(partition)], topic_index,
-                              batch, header->record_count, acks);
+                              batch, header->record_count, acks, rented);
   if (!posted.ok()) add_error(topic_index, partition, posted);
 }
 
 Status ProduceCore::post_append(Partition& partition, uint32_t topic,
                                 std::span<const std::byte> batch, int32_t record_count, Acks acks,
                                 std::byte* rented) {
+  // Where the batch starts in the buffer `rented` starts: 0 for a copy or
+  // a routed batch, after the request's own fields for an adopted body.
+  size_t at = 0;
   if (rented == nullptr) {
     std::span<std::byte> buffer = BufferPool::global().rent(batch.size());
     if (buffer.empty()) {
@@ -106,6 +112,8 @@ Status ProduceCore::post_append(Partition& partition, uint32_t topic,
     }
     std::memcpy(buffer.data(), batch.data(), batch.size());
     rented = buffer.data();
+  } else {
+    at = static_cast<size_t>(batch.data() - rented);
   }
   const auto index = static_cast<uint32_t>(entries_.size());
   entries_.push_back(
@@ -126,11 +134,12 @@ Status ProduceCore::post_append(Partition& partition, uint32_t topic,
   }
   exchange_->note_partition_owner(partition.owner());
   const AckAfter ack = acks == Acks::kDurable ? AckAfter::kSync
-                      : acks == Acks::kAll   ? AckAfter::kIsr
-                                             : AckAfter::kWrite;
-  post_task(partition.owner(), [owner = std::move(owner), rented, size = batch.size(), ack,
-                                timeout = int64_t{timeout_ms_}, reply = std::move(reply)]() mutable {
-    owner->append(std::span<std::byte>(rented, size), rented, ack, std::move(reply), timeout);
+                       : acks == Acks::kAll   ? AckAfter::kIsr
+                                              : AckAfter::kWrite;
+  post_task(partition.owner(), [owner = std::move(owner), rented, at, size = batch.size(), ack,
+                                timeout = int64_t{timeout_ms_},
+                                reply = std::move(reply)]() mutable {
+    owner->append(std::span<std::byte>(rented + at, size), rented, ack, std::move(reply), timeout);
   });
   return Status::Ok();
 }

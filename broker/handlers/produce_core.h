@@ -1,6 +1,7 @@
 // The half of a produce that the native and the Kafka protocol share: for
 // each partition of a request, check the topic and partition, validate the
-// batch (record_batch.h), copy it into a pooled buffer and post its append
+// batch (record_batch.h), copy it into a pooled buffer (or adopt the
+// request body's, for a request of one batch) and post its append
 // to the owner core with the acknowledgement the request's acks ask for,
 // then collect the per-partition results (base offset, log start offset,
 // or the error) in request order and call the protocol's `Done` once every
@@ -66,14 +67,24 @@ class ProduceCore : public ExchangeState {
   Result<batch::BatchHeader> admit(uint32_t topic_index, Topic* topic, int32_t partition,
                                    std::span<const std::byte> batch, bool route_by_key = false);
 
+  // How produce() gets the batch into a buffer the owner core can keep.
+  enum class BatchBuffer : uint8_t {
+    kCopy,  // copy it into a pooled buffer of its own
+    // Adopt the request body's own pooled buffer (Exchange::adopt_body())
+    // when it has one, else copy: for a request whose body holds no other
+    // batch, so nothing else reads the body once the owner core has it.
+    kAdoptBody,
+  };
+
   // admit(), then post_append() to that partition.
   void produce(uint32_t topic_index, Topic* topic, int32_t partition,
-               std::span<const std::byte> batch, messages::Acks acks);
+               std::span<const std::byte> batch, messages::Acks acks,
+               BatchBuffer buffer = BatchBuffer::kCopy);
 
   // Posts the append of a validated `batch` (copied into a pooled buffer,
-  // unless it is one already: `rented`, which is then given away) and adds
-  // its entry. Error (nothing posted, `rented` still the caller's): no
-  // pooled buffer.
+  // unless it lies in one already: `rented`, the start of that buffer,
+  // which is then given away) and adds its entry. Error (nothing posted,
+  // `rented` still the caller's): no pooled buffer.
   Status post_append(Partition& partition, uint32_t topic, std::span<const std::byte> batch,
                      int32_t record_count, messages::Acks acks, std::byte* rented = nullptr);
 

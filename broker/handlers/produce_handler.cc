@@ -176,6 +176,13 @@ void ProduceHandler::handle(Exchange& exchange) {
   st.begin(exchange, context_, &finish_produce);
   const Acks acks = request->acks;
   st.set_timeout_ms(request->timeout_ms);
+  // A request of one batch gives its body's buffer to the owner core
+  // (ProduceCore::BatchBuffer).
+  bool one_batch = request->topics.size() == 1;
+  for (const messages::ProduceTopicData& t : request->topics)
+    one_batch = one_batch && t.partitions.size() == 1;
+  const auto buffer =
+      one_batch ? ProduceCore::BatchBuffer::kAdoptBody : ProduceCore::BatchBuffer::kCopy;
   for (const messages::ProduceTopicData& t : request->topics) {
     const uint32_t topic_index = st.add_topic(t.name);
     Topic* topic = context_.topics.find(t.name);
@@ -198,7 +205,7 @@ void ProduceHandler::handle(Exchange& exchange) {
     }
     for (const messages::ProducePartitionData& part : t.partitions) {
       if (part.partition != messages::kRouteByKey) {
-        st.produce(topic_index, topic, part.partition, part.record_batch, acks);
+        st.produce(topic_index, topic, part.partition, part.record_batch, acks, buffer);
         continue;
       }
       Result<batch::BatchHeader> header =

@@ -96,6 +96,13 @@ void ProduceHandler::handle(Exchange& exchange) {
                     : request->acks == 1 ? Acks::kLeader
                                          : Acks::kAll;
   st.set_timeout_ms(request->timeout_ms);
+  // A request of one batch gives its body's buffer to the owner core
+  // (ProduceCore::BatchBuffer).
+  bool one_batch = request->topic_data.size() == 1;
+  for (const kafka::ProduceRequest::Topic& t : request->topic_data)
+    one_batch = one_batch && t.partition_data.size() == 1;
+  const auto buffer =
+      one_batch ? ProduceCore::BatchBuffer::kAdoptBody : ProduceCore::BatchBuffer::kCopy;
   for (const kafka::ProduceRequest::Topic& t : request->topic_data) {
     const uint32_t topic_index = st.add_topic(t.name);
     Topic* topic = context_.broker.topics.find(t.name);
@@ -116,7 +123,7 @@ void ProduceHandler::handle(Exchange& exchange) {
       } else {
         // Kafka's producers send exactly one RecordBatch v2 per partition;
         // validation refuses anything else (trailing bytes, old magic).
-        st.produce(topic_index, topic, part.index, part.records.bytes, acks);
+        st.produce(topic_index, topic, part.index, part.records.bytes, acks, buffer);
       }
     }
   }

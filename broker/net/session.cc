@@ -615,6 +615,7 @@ void Session::on_body(const asio::error_code& ec) {
   Exchange& exchange = next_exchange();
   exchange.reset({.header = header_,
                   .body = std::span<const std::byte>(body, header_.body_bytes),
+                  .pooled_body = in_inbox || body_heap_ ? nullptr : body_,
                   .context = host_.context,
                   .keep_alive = shared_from_this(),
                   .on_finished = &Session::on_finished,
@@ -626,9 +627,11 @@ void Session::on_body(const asio::error_code& ec) {
                   .peer = peer_,
                   .security = &security_});
   dispatcher_.dispatch(exchange);
-  // Handlers copy what they keep.
+  // Handlers copy what they keep, or adopt the body's own buffer.
   if (in_inbox) {
     inbox_begin_ += header_.body_bytes;
+  } else if (exchange.body_adopted()) {
+    body_ = nullptr;
   } else {
     free_body();
   }

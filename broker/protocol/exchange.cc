@@ -43,6 +43,8 @@ void Exchange::reset(Start start) noexcept {
   framing_ = start.framing;
   header_ = start.header;
   body_ = start.body;
+  pooled_body_ = start.pooled_body;
+  body_adopted_ = false;
   client_id_ = {};
   peer_ = start.peer;
   security_ = start.security;

@@ -18,6 +18,7 @@
 #include <memory>
 #include <span>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "memory_budget.h"
@@ -75,6 +76,11 @@ class Exchange {
     frame::RequestHeader header;
     // Must stay valid until the handler's handle() returns, not longer.
     std::span<const std::byte> body;
+    // The BufferPool::global() buffer that holds `body` and nothing else,
+    // when the connection read the body into a buffer of its own (null when
+    // the body sits in a read buffer shared with other frames, or on the
+    // heap): a handler may take it over (adopt_body()).
+    std::byte* pooled_body = nullptr;
     asio::io_context* context = nullptr;  // the connection's
     std::shared_ptr<void> keep_alive;     // holds the connection
     OnFinished on_finished = nullptr;
@@ -110,6 +116,19 @@ class Exchange {
   // Narrows the body to its part after a protocol's own request header
   // (Kafka's client id and tags). `body` must lie within body().
   void set_body(std::span<const std::byte> body) noexcept { body_ = body; }
+  // Takes over the pooled buffer that holds the body (Start::pooled_body),
+  // so a produced batch is appended from where the socket put it instead of
+  // being copied once more; the caller gives it back to
+  // BufferPool::global(). Null when the body has no buffer of its own or
+  // it was taken already. During handle() only; the body's bytes stay
+  // where they are.
+  std::byte* adopt_body() noexcept {
+    if (pooled_body_ != nullptr) body_adopted_ = true;
+    return std::exchange(pooled_body_, nullptr);
+  }
+  // adopt_body() took the body's buffer: the connection must not reuse or
+  // give it back.
+  bool body_adopted() const noexcept { return body_adopted_; }
   // The client id of Kafka's request header; valid only during handle().
   std::string_view client_id() const noexcept { return client_id_; }
   void set_client_id(std::string_view client_id) noexcept { client_id_ = client_id; }
@@ -247,6 +266,8 @@ class Exchange {
   WriteBuffer out_;
   frame::RequestHeader header_{};
   std::span<const std::byte> body_;
+  std::byte* pooled_body_ = nullptr;
+  bool body_adopted_ = false;
   std::string_view client_id_;
   std::string_view peer_;
   security::ConnectionSecurity* security_ = nullptr;

@@ -10,12 +10,15 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <mutex>
 #include <thread>
 
 #include "protocol/api_versions_handler.h"
 #include "socket_io.h"
 #include "spillway/admin.h"
 #include "spillway/common/api_versions.h"
+#include "spillway/common/buffer_pool.h"
 
 namespace spillway::broker {
 namespace {
@@ -152,6 +155,102 @@ TEST_F(ServerTest, ARequestFinishedWithoutResponseWritesNothingAndFreesItsSlot) 
   EXPECT_EQ(response.correlation_id, 1000);
   EXPECT_EQ(response.error_code, ErrorCode::kOk);
   ::close(fd);
+}
+
+// Adopts every request body it can (as the produce handlers do for a
+// request of one batch) and keeps the buffers until the test ends, noting
+// each body's first byte and whether its buffer was adopted.
+class AdoptingHandler final : public Handler {
+ public:
+  struct Seen {
+    std::byte first{};
+    size_t size = 0;
+    std::byte* adopted = nullptr;
+    bool intact = false;  // every byte of the body was `first`
+  };
+  ~AdoptingHandler() override {
+    for (const Seen& s : seen)
+      if (s.adopted != nullptr) BufferPool::global().give_back(s.adopted);
+  }
+  void handle(Exchange& exchange) override {
+    const std::span<const std::byte> body = exchange.body();
+    Seen s;
+    s.size = body.size();
+    s.first = body.empty() ? std::byte{} : body[0];
+    s.intact = std::all_of(body.begin(), body.end(), [&](std::byte b) { return b == s.first; });
+    s.adopted = exchange.adopt_body();
+    if (s.adopted != nullptr) {
+      // The body lies in the adopted buffer, which nothing else frees now.
+      EXPECT_TRUE(exchange.body_adopted());
+      EXPECT_EQ(body.data(), s.adopted);
+      EXPECT_EQ(exchange.adopt_body(), nullptr);  // once only
+      EXPECT_TRUE(exchange.body_adopted());
+    }
+    {
+      std::lock_guard lock(mu);
+      seen.push_back(s);
+    }
+    exchange.finish(Status::Ok());
+  }
+  std::mutex mu;
+  std::vector<Seen> seen;
+};
+
+TEST_F(ServerTest, AHandlerMayAdoptABodyReadIntoItsOwnBufferAndTheConnectionReadsOnIntoAnother) {
+  AdoptingHandler adopting;
+  dispatcher_.add(frame::ApiKey::kProduce, 0, 0, &adopting);
+  start(1);
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  timeval tv{10, 0};  // a guard against hanging, never an assertion
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(server_->local_endpoint().port());
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  // Bodies larger than the connection's 4 KiB read buffer get a buffer of
+  // their own (adoptable); small ones are cut out of the read buffer,
+  // shared with the frames after them (not adoptable). Sent in one write,
+  // so the small ones arrive beside other frames.
+  const std::array<size_t, 6> sizes = {20'000, 100, 70'000, 20'000, 10, 300'000};
+  std::vector<std::byte> bytes;
+  std::array<std::byte, frame::kRequestHeaderBytes> header;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    frame::encode_request_header({static_cast<int16_t>(frame::ApiKey::kProduce), 0,
+                                  static_cast<int32_t>(i), static_cast<uint32_t>(sizes[i])},
+                                 header);
+    bytes.insert(bytes.end(), header.begin(), header.end());
+    bytes.insert(bytes.end(), sizes[i], static_cast<std::byte>('a' + i));
+  }
+  ASSERT_EQ(::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL),
+            static_cast<ssize_t>(bytes.size()));
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    std::array<std::byte, frame::kResponseHeaderBytes> response_bytes;
+    ASSERT_TRUE(testing::read_exactly(fd, response_bytes.data(), response_bytes.size()));
+    frame::ResponseHeader response;
+    ASSERT_TRUE(frame::decode_response_header(response_bytes, 1 << 20, &response).ok());
+    EXPECT_EQ(response.correlation_id, static_cast<int32_t>(i));
+    EXPECT_EQ(response.error_code, ErrorCode::kOk);
+  }
+  ::close(fd);
+  std::lock_guard lock(adopting.mu);
+  ASSERT_EQ(adopting.seen.size(), sizes.size());
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    const AdoptingHandler::Seen& s = adopting.seen[i];
+    EXPECT_EQ(s.size, sizes[i]);
+    EXPECT_EQ(s.first, static_cast<std::byte>('a' + i)) << i;
+    EXPECT_TRUE(s.intact) << i;
+    EXPECT_EQ(s.adopted != nullptr, sizes[i] > 4096) << i;
+  }
+  // Every adopted buffer still holds its own body: the connection neither
+  // gave one back nor read the next body into it.
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    const AdoptingHandler::Seen& s = adopting.seen[i];
+    if (s.adopted == nullptr) continue;
+    const std::byte want = static_cast<std::byte>('a' + i);
+    EXPECT_TRUE(std::all_of(s.adopted, s.adopted + s.size, [&](std::byte b) { return b == want; }))
+        << i << i;
+  }
 }
 
 }  // namespace
