@@ -1,6 +1,7 @@
 // Benchmarks of the pooled framing layer, each beside its floor: a plain
 // span writer or memcpy for WriteBuffer, in-place murmur2 for staged key
-// hashing, memcpy for CRC-32C, one write(2) for the gather flush. The ratio
+// hashing, memcpy for CRC-32C, the CRC of the same bytes for a produced
+// batch's validation, one write(2) for the gather flush. The ratio
 // table at the end is what to read; allocations per iteration are counted
 // with the test allocation counter.
 #include <benchmark/benchmark.h>
@@ -13,9 +14,12 @@
 
 #include "alloc_counter.h"
 #include "ratio_reporter.h"
+#include "spillway/common/batch_builder.h"
+#include "spillway/common/buffer_pool.h"
 #include "spillway/common/crc32c.h"
 #include "spillway/common/gather_writer.h"
 #include "spillway/common/key_partitioner.h"
+#include "spillway/common/record_batch.h"
 #include "spillway/common/write_buffer.h"
 
 namespace spillway::bench {
@@ -198,6 +202,44 @@ void Crc32c_Portable(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * data.size()));
 }
 
+// A producer's 256 KiB batch of keyless records of `value_bytes` each, as
+// the broker receives it.
+std::vector<std::byte> produced_batch(std::size_t value_bytes) {
+  std::vector<std::byte> bytes(BufferPool::kMaxBufferSize);
+  WriteBuffer out(bytes);
+  batch::BatchBuilder builder;
+  std::vector<std::byte> value(value_bytes, std::byte{'x'});
+  (void)builder.start(out, batch::BuilderOptions{});
+  batch::RecordInput record;
+  record.key_is_null = true;
+  record.value = value;
+  for (std::size_t used = 0; used + value_bytes + 16 < (256u << 10); used += value_bytes + 8) {
+    if (!builder.append(record).ok()) break;
+  }
+  Result<std::size_t> size = builder.finish();
+  bytes.resize(size.ok() && !out.spilled() ? *size : 0);
+  return bytes;
+}
+
+// What the broker checks of every produced batch (CRC-32C and every
+// record's structure), beside the CRC of the same bytes alone: the ratio
+// is the per-record walk's cost.
+void ValidateProduced(benchmark::State& state) {
+  const std::vector<std::byte> bytes = produced_batch(static_cast<std::size_t>(state.range(0)));
+  if (bytes.empty()) state.SkipWithError("could not build the batch");
+  const int64_t records = batch::parse_header(bytes)->record_count;
+  for (auto _ : state) {
+    if (!batch::validate_produced(bytes, bytes.size()).ok()) state.SkipWithError("invalid");
+  }
+  state.counters["ns/record"] =
+      benchmark::Counter(static_cast<double>(records) * static_cast<double>(state.iterations()),
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+void Floor_Crc32cOfBatch(benchmark::State& state) {
+  const std::vector<std::byte> bytes = produced_batch(static_cast<std::size_t>(state.range(0)));
+  for (auto _ : state) benchmark::DoNotOptimize(crc32c(bytes));
+}
+
 // A 16-segment table (16 x 1 KiB, as WriteBuffer segments of a 16 KiB
 // message) flushed to a pipe, which is drained after each flush; the floor
 // writes the same bytes from one contiguous buffer with write(2).
@@ -275,6 +317,8 @@ BENCHMARK(KeyPartitioner_Staged)->Arg(64)->Arg(128)->Arg(256)->Arg(1024);
 BENCHMARK(Floor_Memcpy)->Arg(64 * 1024)->Arg(1 << 20);
 BENCHMARK(Crc32c)->Arg(64 * 1024)->Arg(1 << 20);
 BENCHMARK(Crc32c_Portable)->Arg(64 * 1024);
+BENCHMARK(Floor_Crc32cOfBatch)->Arg(100)->Arg(1024);
+BENCHMARK(ValidateProduced)->Arg(100)->Arg(1024);
 BENCHMARK(Floor_SingleWrite);
 BENCHMARK(GatherFlush_Writev);
 BENCHMARK(GatherFlush_IoUring);
@@ -294,6 +338,8 @@ int main(int argc, char** argv) {
       {"Crc32c/65536", "Floor_Memcpy/65536"},
       {"Crc32c/1048576", "Floor_Memcpy/1048576"},
       {"Crc32c_Portable/65536", "Floor_Memcpy/65536"},
+      {"ValidateProduced/100", "Floor_Crc32cOfBatch/100"},
+      {"ValidateProduced/1024", "Floor_Crc32cOfBatch/1024"},
       {"GatherFlush_Writev", "Floor_SingleWrite"},
       {"GatherFlush_IoUring", "Floor_SingleWrite"},
   };

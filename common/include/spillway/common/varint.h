@@ -65,6 +65,21 @@ inline std::byte* put_varlong(std::byte* p, int64_t v) noexcept {
 // 7*max_bytes bits clipped to `max_bits`.
 inline const std::byte* get_uvarint(const std::byte* p, const std::byte* end, std::size_t max_bytes,
                                     unsigned max_bits, uint64_t* out) noexcept {
+  // One or two bytes (below 16384: zigzag -8192..8191) is the common case
+  // of every record's lengths and deltas: decoded without the loop. Any
+  // max_bytes >= 2 and max_bits >= 14 admits them.
+  if (end - p >= 2 && max_bytes >= 2 && max_bits >= 14) {
+    const auto b0 = static_cast<uint8_t>(p[0]);
+    if ((b0 & 0x80) == 0) {
+      *out = b0;
+      return p + 1;
+    }
+    const auto b1 = static_cast<uint8_t>(p[1]);
+    if ((b1 & 0x80) == 0) {
+      *out = (b0 & 0x7Fu) | (static_cast<uint64_t>(b1) << 7);
+      return p + 2;
+    }
+  }
   uint64_t u = 0;
   for (std::size_t i = 0; i < max_bytes; ++i) {
     if (p == end) return nullptr;
