@@ -42,6 +42,23 @@ class ServerTest : public ::testing::Test {
     if (runner_.joinable()) runner_.join();
   }
 
+  // A plain socket connected to the server, for requests written by hand;
+  // -1 if it cannot connect.
+  int connect_raw() {
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    timeval tv{10, 0};  // a guard against hanging, never an assertion
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(server_->local_endpoint().port());
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+      ::close(fd);
+      return -1;
+    }
+    return fd;
+  }
+
   Dispatcher dispatcher_;
   ApiVersionsHandler api_versions_{dispatcher_, "spillway-broker server-test"};
   std::unique_ptr<CoreSet> cores_;
@@ -122,14 +139,8 @@ TEST_F(ServerTest, ARequestFinishedWithoutResponseWritesNothingAndFreesItsSlot) 
   SilentHandler silent;
   dispatcher_.add(frame::ApiKey::kFetch, 0, 0, &silent);
   start(1);
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  timeval tv{10, 0};  // a guard against hanging, never an assertion
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(server_->local_endpoint().port());
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  const int fd = connect_raw();
+  ASSERT_GE(fd, 0);
   // More silent requests than a connection may have in flight: each frees
   // its place in the ring although nothing is written for it.
   std::vector<std::byte> bytes;
@@ -200,14 +211,8 @@ TEST_F(ServerTest, AHandlerMayAdoptABodyReadIntoItsOwnBufferAndTheConnectionRead
   AdoptingHandler adopting;
   dispatcher_.add(frame::ApiKey::kProduce, 0, 0, &adopting);
   start(1);
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  timeval tv{10, 0};  // a guard against hanging, never an assertion
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(server_->local_endpoint().port());
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  const int fd = connect_raw();
+  ASSERT_GE(fd, 0);
   // Bodies larger than the connection's 4 KiB read buffer get a buffer of
   // their own (adoptable); small ones are cut out of the read buffer,
   // shared with the frames after them (not adoptable). Sent in one write,
