@@ -7,20 +7,30 @@
 # directory per round. Prints every round and the medians, in microseconds
 # of CPU per message.
 #
-#   bench/broker_cpu_per_message.sh [BUILD_DIR]
+#   bench/broker_cpu_per_message.sh [BUILD_DIR...]
 #   ROUNDS=5 SIZES="100 1024" bench/broker_cpu_per_message.sh build/release
+#   ROUNDS=7 bench/broker_cpu_per_message.sh /tmp/tree-before build/release
+#
+# With several build trees (each with broker/spillway-broker and
+# client/spillway) every round runs each tree in turn, so an A/B sees the
+# same machine state: readings drift by a third over an hour on this VM,
+# more than most changes move them. The medians are per tree.
 #
 # COUNT_100 and COUNT_1024 set the messages per phase (defaults 12,000,000
 # and 2,000,000, about 1.2 and 2 GB on disk per round: the broker then uses
 # 1-2 s of CPU per phase, so the 10 ms clock tick is about 1 % of a reading;
 # each round line shows the CPU seconds it divided).
 set -euo pipefail
-build=${1:-build/release}
+builds=("$@")
+((${#builds[@]})) || builds=(build/release)
 ROUNDS=${ROUNDS:-3}
 SIZES=${SIZES:-"100 1024"}
-broker_bin="$build/broker/spillway-broker"
-cli="$build/client/spillway"
-[[ -x "$broker_bin" && -x "$cli" ]] || { echo "usage: $0 [BUILD_DIR] (needs broker/spillway-broker and client/spillway)" >&2; exit 2; }
+for build in "${builds[@]}"; do
+  [[ -x "$build/broker/spillway-broker" && -x "$build/client/spillway" ]] || {
+    echo "usage: $0 [BUILD_DIR...] ($build lacks broker/spillway-broker or client/spillway)" >&2
+    exit 2
+  }
+done
 work=$(mktemp -d /tmp/spillway-cpu.XXXXXX)
 source "$(dirname "${BASH_SOURCE[0]}")/lib/broker.sh"
 cleanup() { stop_broker KILL; rm -rf "$work"; }
@@ -34,9 +44,10 @@ cpu_seconds() { awk -v t="$tick" '{print ($14 + $15) / t}' "/proc/$1/stat"; }
 # per_message BEFORE AFTER COUNT -> "us_per_msg cpu_seconds"
 per_message() { awk -v a="$1" -v b="$2" -v n="$3" 'BEGIN{printf "%.3f %.2f", (b - a) * 1e6 / n, b - a}'; }
 
-# round SIZE COUNT: sets produce and consume to "us_per_msg cpu_seconds".
+# round BUILD SIZE COUNT: sets produce and consume to "us_per_msg cpu_seconds".
 round() {
-  local size=$1 count=$2 dir before after
+  local build=$1 size=$2 count=$3 dir before after cli="$1/client/spillway"
+  broker_bin="$build/broker/spillway-broker"
   dir=$(mktemp -d "$work/run.XXXX")
   start_broker "$dir/data" "$dir/broker.log"
   before=$(cpu_seconds "$pid")
@@ -53,20 +64,26 @@ round() {
 
 median() { sort -g | awk '{v[NR]=$1} END{print (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2}'; }
 
-echo "broker CPU per message (us), $ROUNDS rounds, $(nproc) cores, $(uname -r), $("$cli" version 2>/dev/null | head -1)"
+echo "broker CPU per message (us), $ROUNDS rounds, $(nproc) cores, $(uname -r)"
+for build in "${builds[@]}"; do echo "  $build: $("$build/client/spillway" version 2>/dev/null | head -1)"; done
 for size in $SIZES; do
   count_var="COUNT_$size"
   default=$((size <= 100 ? 12000000 : 2000000))
   count=${!count_var:-$default}
-  produces=()
-  consumes=()
+  declare -A produces=() consumes=()
   for r in $(seq "$ROUNDS"); do
-    round "$size" "$count"
-    read -r p pcpu <<<"$produce"
-    read -r c ccpu <<<"$consume"
-    echo "  $size B round $r: produce $p us/msg (${pcpu} s), consume $c us/msg (${ccpu} s), $count messages"
-    produces+=("$p")
-    consumes+=("$c")
+    for build in "${builds[@]}"; do
+      round "$build" "$size" "$count"
+      read -r p pcpu <<<"$produce"
+      read -r c ccpu <<<"$consume"
+      echo "  $size B round $r, $build: produce $p us/msg (${pcpu} s), consume $c us/msg (${ccpu} s), $count messages"
+      produces[$build]+="$p "
+      consumes[$build]+="$c "
+    done
   done
-  echo "$size B median: produce $(printf '%s\n' "${produces[@]}" | median) us/msg, consume $(printf '%s\n' "${consumes[@]}" | median) us/msg"
+  for build in "${builds[@]}"; do
+    # shellcheck disable=SC2086 # one reading per word
+    echo "$size B median, $build: produce $(printf '%s\n' ${produces[$build]} | median) us/msg, consume $(printf '%s\n' ${consumes[$build]} | median) us/msg"
+  done
+  unset produces consumes
 done
