@@ -358,6 +358,10 @@ void Partition::finish_flush(const storage::FlushRequest& request, Status result
 }
 
 void Partition::read(Offset offset, uint64_t max_bytes, Reply reply) {
+  deliver(reply, read_here(offset, max_bytes));
+}
+
+PartitionReply Partition::read_here(Offset offset, uint64_t max_bytes) {
   check_on_core(core_);
   PartitionReply r;
   const replication::Role role = role_.load(std::memory_order_relaxed);
@@ -385,7 +389,7 @@ void Partition::read(Offset offset, uint64_t max_bytes, Reply reply) {
     r.log_start_offset = log_->log_start_offset();
     r.high_watermark = hw;
   }
-  deliver(reply, std::move(r));
+  return r;
 }
 
 void Partition::drop_stale_waiters() {

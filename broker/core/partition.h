@@ -222,6 +222,10 @@ class Partition : public std::enable_shared_from_this<Partition> {
   // Reads whole stored batches from `offset` (PartitionLog::read semantics)
   // and replies with the slice and the current offsets.
   void read(Offset offset, uint64_t max_bytes, Reply reply);
+  // The same read, answered here: for a caller already on the owner core
+  // (a fetch whose connection lives there), whose answer then leaves
+  // without a post between the read and the response.
+  PartitionReply read_here(Offset offset, uint64_t max_bytes);
 
   // Registers a long-poll waiter, woken by the next append (or durable
   // advance) that makes new data visible. Stale waiters are dropped here.

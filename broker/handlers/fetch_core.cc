@@ -246,7 +246,11 @@ void FetchCore::drop_waiters() {
 
 void FetchCore::on_read(void* ctx, uint32_t index, PartitionReply& reply) {
   auto& core = *static_cast<FetchCore*>(ctx);
-  Part& part = core.parts_[index];
+  core.take_read(core.parts_[index], reply);
+  if (--core.pending_ == 0) core.reads_done();
+}
+
+void FetchCore::take_read(Part& part, PartitionReply& reply) {
   part.high_watermark = reply.high_watermark.value();
   part.log_start_offset = reply.log_start_offset.value();
   part.leader_epoch = reply.leader_epoch.value();
@@ -256,24 +260,25 @@ void FetchCore::on_read(void* ctx, uint32_t index, PartitionReply& reply) {
     part.code = reply.status.code();
     part.message = std::string(reply.status.message());
   }
-  if (--core.pending_ > 0) return;
+}
 
+void FetchCore::reads_done() {
   bool error = false;
   uint64_t bytes = 0;
-  for (const Part& p : core.parts_) {
+  for (const Part& p : parts_) {
     if (p.code != ErrorCode::kOk) error = true;
     if (!p.held) bytes += p.slice.length;  // held back by the throttle: as if none
   }
   // Answer with an error, with min_bytes, when the wait is over, or when a
   // wake brought nothing new (the broker is stopping, or a durable advance
   // showed what an earlier read already had): a fetch never spins.
-  const bool no_progress = core.waited_ && bytes <= core.bytes_before_wake_;
-  if (error || bytes >= core.min_bytes_ || core.expired_ || core.max_wait_ms_ <= 0 || no_progress) {
-    core.respond();
+  const bool no_progress = waited_ && bytes <= bytes_before_wake_;
+  if (error || bytes >= min_bytes_ || expired_ || max_wait_ms_ <= 0 || no_progress) {
+    respond();
     return;
   }
-  core.bytes_before_wake_ = bytes;
-  core.wait();
+  bytes_before_wake_ = bytes;
+  wait();
 }
 
 void FetchCore::wait() {
@@ -344,19 +349,31 @@ void FetchCore::read_all() {
     p.code = ErrorCode::kOk;
     p.message.clear();
     p.slice = storage::FileSlice();
+    exchange_->note_partition_owner(p.log->owner());
+    // With no grant the slice is not sent; read the smallest one for the
+    // offsets. Otherwise the first batch comes whole even past the grant.
+    auto max = std::min(static_cast<uint64_t>(std::min(p.max_bytes, max_bytes_)),
+                        std::max<uint64_t>(granted_, 1));
+    if (p.throttle != nullptr) max = throttled_read_bytes(p, max);
+    if (replica_ == kNoBroker && p.log->owner().get_executor().running_in_this_thread()) {
+      // The connection lives on the partition's core (docs/architecture.md,
+      // "Connections move to their partitions' core"): read here. Woken by
+      // an append, the answer then leaves before that append's own
+      // acknowledgement, whose post is queued behind this wake-up, instead
+      // of two posts after it (docs/performance.md, "Fetch answers before
+      // acknowledgements").
+      PartitionReply here = p.log->read_here(Offset(p.fetch_offset), max);
+      take_read(p, here);
+      --pending_;
+      continue;
+    }
     Reply reply;
     reply.executor = tracked_executor(exchange_->context());
     reply.keep_alive = exchange_->keep_alive();
     reply.fn = &on_read;
     reply.ctx = this;
     reply.index = i;
-    exchange_->note_partition_owner(p.log->owner());
     std::shared_ptr<Partition> owner = p.log;
-    // With no grant the slice is not sent; read the smallest one for the
-    // offsets. Otherwise the first batch comes whole even past the grant.
-    auto max = std::min(static_cast<uint64_t>(std::min(p.max_bytes, max_bytes_)),
-                        std::max<uint64_t>(granted_, 1));
-    if (p.throttle != nullptr) max = throttled_read_bytes(p, max);
     if (replica_ != kNoBroker) {
       const replication::ReplicaReadRequest request{
           .replica = replica_,
@@ -374,6 +391,8 @@ void FetchCore::read_all() {
               [owner = std::move(owner), offset = Offset(p.fetch_offset), max,
                reply = std::move(reply)]() mutable { owner->read(offset, max, std::move(reply)); });
   }
+  // Reads on other cores answer later, on this context, through on_read().
+  if (pending_ == 0) reads_done();
 }
 
 }  // namespace spillway::broker

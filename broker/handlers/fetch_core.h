@@ -135,6 +135,10 @@ class FetchCore : public ExchangeState {
     std::shared_ptr<Topic> topic;  // null when unknown
   };
   static void on_read(void* ctx, uint32_t index, PartitionReply& reply);
+  // A partition's read, into its Part (on_read's first half).
+  void take_read(Part& part, PartitionReply& reply);
+  // Once every read is in: respond or long-poll (on_read's second half).
+  void reads_done();
   static void on_wake(void* ctx, uint64_t token);
   // After a wait ended: the partitions it waited on drop its waiter.
   void drop_waiters();

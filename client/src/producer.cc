@@ -225,11 +225,17 @@ void Producer::Impl::send(std::string_view topic, std::span<const std::byte> key
     return;
   }
   ++tally.accepted;
+  // A batch behind one in flight on its partition leaves once that one is
+  // answered, and the I/O thread, which reads the answer, sends it then: a
+  // wake-up now would find nothing to send (at 20,000 msg/s with linger 0
+  // most batches were such; docs/performance.md, "No wake-up for a batch
+  // behind one in flight").
+  const bool for_io = appended.batch_changed && !appended.behind_in_flight;
   // With linger 0 a ready connection takes the record now, from this
   // thread, instead of after the I/O thread has woken up.
-  const bool sent = appended.batch_changed && sender.send_from_caller();
+  const bool sent = for_io && sender.send_from_caller();
   lk.unlock();
-  if (appended.batch_changed && !sent) wake();
+  if (for_io && !sent) wake();
 }
 
 Status Producer::flush() {

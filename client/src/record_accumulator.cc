@@ -100,12 +100,17 @@ RecordAccumulator::Appended RecordAccumulator::append(TopicQueues& t, PartitionI
                                                       Placement placement,
                                                       const RecordToStage& record) {
   Appended out;
+  bool all_in_flight = true;  // every partition whose batches changed has one in flight
+  const auto changed = [&](const PartitionQueue& q) {
+    out.batch_changed = true;
+    all_in_flight = all_in_flight && q.in_flight;
+  };
   const std::size_t size = record.entry_bytes;
   Batch* open = t.queue(partition).tail;
   if (open && !open->sealed && open->count > 0 && open->bytes + size > config_.batch_bytes) {
     seal(t, open);
+    changed(t.queue(partition));
     if (placement == Placement::kSticky) partition = t.sticky;  // follows the sticky move
-    out.batch_changed = true;
   }
   out.partition = partition;
   PartitionQueue& q = t.queue(partition);
@@ -124,7 +129,7 @@ RecordAccumulator::Appended RecordAccumulator::append(TopicQueues& t, PartitionI
       q.head = b;
     }
     q.tail = b;
-    out.batch_changed = true;  // a new linger deadline
+    changed(q);  // a new linger deadline
   }
   std::span<std::byte> entry = b->staging.reserve(size);
   if (entry.size() < size) {
@@ -140,8 +145,9 @@ RecordAccumulator::Appended RecordAccumulator::append(TopicQueues& t, PartitionI
   buffered_ += size;
   if (b->bytes >= config_.batch_bytes) {
     seal(t, b);
-    out.batch_changed = true;
+    changed(q);
   }
+  out.behind_in_flight = out.batch_changed && all_in_flight;
   return out;
 }
 

@@ -125,6 +125,10 @@ class RecordAccumulator {
     Status error;                // ok, or why the record was not staged
     PartitionId partition{0};    // where it went (or would have)
     bool batch_changed = false;  // a batch was opened or sealed: wake the I/O thread
+    // Every batch changed is on a partition with a batch in flight, so none
+    // can leave before that one's answer, which the I/O thread reads and
+    // then sends them: no wake-up is needed for them.
+    bool behind_in_flight = false;
   };
   // Stages `record` in the open batch of `partition` of `t` (opening one,
   // and sealing the open one first if the record would overfill it; a

@@ -236,14 +236,17 @@ bool await_fetch_from(const FakeBroker& broker, int64_t offset) {
 
 // A consumer assigned all of "t", long-polling up to `wait` (so a Fetch sent
 // ahead stays out while the test looks), handing out about
-// `max_poll_records` per poll.
+// `max_poll_records` per poll, fetching `partition_max_bytes` (at least one
+// batch) per answer.
 std::unique_ptr<Consumer> assigned_consumer(
     const FakeBroker& broker, std::chrono::milliseconds wait,
-    size_t max_poll_records = ConsumerOptions{}.max_poll_records) {
+    size_t max_poll_records = ConsumerOptions{}.max_poll_records,
+    int32_t partition_max_bytes = ConsumerOptions{}.partition_max_bytes) {
   ConsumerOptions o;
   o.bootstrap = broker.address();
   o.fetch_max_wait = wait;
   o.max_poll_records = max_poll_records;
+  o.partition_max_bytes = partition_max_bytes;
   auto c = Consumer::create(o);
   EXPECT_TRUE(c.ok()) << c.status().to_string();
   if (!c.ok()) return nullptr;
@@ -251,18 +254,25 @@ std::unique_ptr<Consumer> assigned_consumer(
   return std::move(c).value();
 }
 
-// By the time the poll that hands out the last fetched record returns, the
-// next Fetch is out, so the broker waits for (or gathers) the next records
-// while the application handles these; the next poll reads its answer.
-TEST(ConsumerFetchAhead, ThePollThatHandsOutTheLastRecordHasTheNextFetchOut) {
+// Caught up (the answer reached the high watermark), the next Fetch would
+// only wait at the broker: it is not sent ahead but by the next poll, so
+// the records are handed out without a send before them. Observable here
+// because nothing is out when the application seeks: the seek costs no
+// reconnection (a Fetch out for the old position closes its link).
+TEST(ConsumerFetchAhead, ACaughtUpConsumerSendsItsNextFetchWithTheNextPoll) {
   FakeBroker broker;
   broker.create_topic("t", 1);
   produce(broker, "t", 0, 10);
   auto c = assigned_consumer(broker, std::chrono::seconds(10));
   ASSERT_NE(c, nullptr);
   ASSERT_EQ(read_values(*c, 10).size(), 10u);
-  EXPECT_TRUE(await_fetch_from(broker, 10)) << "no Fetch sent ahead";
-  produce(broker, "t", 10, 15);  // answers the long poll sent ahead
+  const int connections = broker.connections_accepted();
+  ASSERT_TRUE(c->seek("t", 0, 5).ok());
+  EXPECT_EQ(read_values(*c, 5),
+            (std::vector<std::string>{"value-5", "value-6", "value-7", "value-8", "value-9"}));
+  EXPECT_EQ(broker.connections_accepted(), connections) << "a Fetch was out after catching up";
+  // The next poll's Fetch long-polls for what comes next.
+  produce(broker, "t", 10, 15);
   Result<ConsumerRecords> more = c->poll(std::chrono::seconds(5));
   ASSERT_TRUE(more.ok()) << more.status().to_string();
   std::vector<std::string> values;
@@ -272,22 +282,23 @@ TEST(ConsumerFetchAhead, ThePollThatHandsOutTheLastRecordHasTheNextFetchOut) {
   EXPECT_EQ(*c->position("t", 0), 15);
 }
 
-// The next Fetch leaves as soon as an answer is read, from past what it
-// brought, while its records are still being handed out a few per poll;
-// its answer is read once they all are, and every record comes once, in
-// order.
-TEST(ConsumerFetchAhead, TheNextFetchLeavesBeforeTheRecordsAreHandedOut) {
+// Behind the high watermark, the next Fetch leaves as soon as an answer is
+// read, from past what it brought, while its records are still being
+// handed out; its answer is read once they all are, and every record comes
+// once, in order.
+TEST(ConsumerFetchAhead, WhileBehindTheNextFetchLeavesBeforeTheRecordsAreHandedOut) {
   FakeBroker broker;
   broker.create_topic("t", 1);
   for (int i = 0; i < 10; ++i) produce(broker, "t", i, i + 1);  // a batch each
-  // Whole batches, at least one per poll: the first poll hands out one.
-  auto c = assigned_consumer(broker, std::chrono::seconds(10), /*max_poll_records=*/1);
+  // One batch per answer and one record per poll: after the first poll
+  // the consumer is behind, with nothing fetched left to hand out.
+  auto c = assigned_consumer(broker, std::chrono::seconds(10), /*max_poll_records=*/1,
+                             /*partition_max_bytes=*/1);
   ASSERT_NE(c, nullptr);
   Result<ConsumerRecords> first = c->poll(std::chrono::seconds(5));
   ASSERT_TRUE(first.ok()) << first.status().to_string();
-  ASSERT_FALSE(first->empty());
-  ASSERT_LT(*c->position("t", 0), 10) << "the test needs records left after the first poll";
-  EXPECT_TRUE(await_fetch_from(broker, 10)) << "no Fetch sent ahead from past the fetched batches";
+  ASSERT_EQ(first->size(), 1u);
+  EXPECT_TRUE(await_fetch_from(broker, 1)) << "no Fetch sent ahead from past the fetched batch";
   std::vector<std::string> values;
   for (const ConsumerRecord& r : *first) values.emplace_back(r.value_string());
   produce(broker, "t", 10, 13);
@@ -297,23 +308,24 @@ TEST(ConsumerFetchAhead, TheNextFetchLeavesBeforeTheRecordsAreHandedOut) {
   EXPECT_EQ(values, expected);
 }
 
-// A poll shorter than the Fetch sent ahead returns what it has (nothing)
-// and leaves that Fetch out; a seek meanwhile drops it (it asked for the
-// old position) and the next poll reads from the new one.
-TEST(ConsumerFetchAhead, AShortPollLeavesTheFetchOutAndASeekReplacesIt) {
+// A seek while a Fetch sent ahead is out drops it (it asked for the old
+// position) and the next poll reads from the new one; a poll shorter than
+// fetch_max_wait returns at its own timeout with nothing.
+TEST(ConsumerFetchAhead, ASeekReplacesTheFetchOutAndAShortPollReturnsAtItsTimeout) {
   FakeBroker broker;
   broker.create_topic("t", 1);
-  produce(broker, "t", 0, 10);
-  auto c = assigned_consumer(broker, std::chrono::seconds(30));
+  for (int i = 0; i < 10; ++i) produce(broker, "t", i, i + 1);
+  auto c = assigned_consumer(broker, std::chrono::seconds(30), /*max_poll_records=*/1,
+                             /*partition_max_bytes=*/1);
   ASSERT_NE(c, nullptr);
-  ASSERT_EQ(read_values(*c, 10).size(), 10u);
+  ASSERT_EQ(read_values(*c, 1), (std::vector<std::string>{"value-0"}));
+  const int connections = broker.connections_accepted();
+  ASSERT_TRUE(c->seek("t", 0, 7).ok());
+  EXPECT_EQ(read_values(*c, 3), (std::vector<std::string>{"value-7", "value-8", "value-9"}));
+  EXPECT_EQ(broker.connections_accepted(), connections + 1) << "the Fetch out was not dropped";
   Result<ConsumerRecords> none = c->poll(std::chrono::milliseconds(20));
   ASSERT_TRUE(none.ok()) << none.status().to_string();
   EXPECT_TRUE(none->empty());
-  ASSERT_TRUE(c->seek("t", 0, 7).ok());
-  EXPECT_EQ(read_values(*c, 3), (std::vector<std::string>{"value-7", "value-8", "value-9"}));
-  // And the Fetch still out after a short poll answers the next poll.
-  ASSERT_TRUE(c->poll(std::chrono::milliseconds(20)).ok());
   produce(broker, "t", 10, 12);
   EXPECT_EQ(read_values(*c, 2), (std::vector<std::string>{"value-10", "value-11"}));
 }
