@@ -43,6 +43,11 @@ struct Batch {
   int64_t producer_id = -1;
   int16_t producer_epoch = -1;
   int32_t base_sequence = -1;
+  // Its place in its partition's send order, fixed when first drained (0:
+  // never drained). A retry goes back into the queue at this place, so
+  // batches of a partition that were in flight together are sent again in
+  // their order whatever order their answers came in.
+  uint64_t drained = 0;
 };
 
 // Pushes `b` onto the list `*list` (newest first).

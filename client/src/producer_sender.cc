@@ -414,7 +414,8 @@ void Sender::handle_response(Link& link, const wire::Response& response, Batch**
 }
 
 Batch* Sender::take_ready(Link& link, Clock::time_point now, Linger linger) {
-  Batch* batches = producer_.accumulator.drain_ready(now, linger, kMaxRequestBytes, link.broker);
+  Batch* batches =
+      producer_.accumulator.drain_ready(now, linger, kMaxRequestBytes, link.broker, producer_id_);
   if (!batches) return nullptr;
   assign_sequences(batches);
   link.in_flight.push({.correlation_id = link.channel.next_correlation_id(),
@@ -529,6 +530,10 @@ void Sender::handle_producer_id(Status request_error, std::span<const std::byte>
     if (r.ok() && r->producer_id >= 0 && r->producer_epoch >= 0) {
       producer_id_ = r->producer_id;
       producer_epoch_ = r->producer_epoch;
+      // The broker now refuses a batch behind a gap in its partition's
+      // sequence, so several of a partition may be in flight.
+      producer_.accumulator.set_in_flight_per_partition(
+          static_cast<uint32_t>(producer_.options.max_in_flight));
       return;
     }
     st = r.ok() ? Status(ErrorCode::kCorruptMessage, "InitProducerId: no producer id") : r.status();
@@ -537,6 +542,7 @@ void Sender::handle_producer_id(Status request_error, std::span<const std::byte>
   // A broker that hands out no producer ids (one older than idempotence):
   // the producer carries on at least once rather than not at all.
   idempotent_ = false;
+  producer_.accumulator.set_in_flight_per_partition(1);
 }
 
 void Sender::assign_sequences(Batch* batches) {
@@ -560,23 +566,36 @@ void Sender::assign_sequences(Batch* batches) {
 void Sender::complete(Batch* b, const Status& st, Offset base_offset, Batch** done) {
   const ProducerOptions& o = producer_.options;
   const Clock::time_point now = Clock::now();
+  if ((st.code() == ErrorCode::kOutOfOrderSequence ||
+       st.code() == ErrorCode::kUnknownProducerId) &&
+      now < b->deadline && producer_.accumulator.earlier_batch_queued(b)) {
+    // Sent behind a batch of its partition that failed and waits to be
+    // sent again: the broker refused the gap (a producer it has no state
+    // for yet must start at sequence 0). It follows that batch with its
+    // numbers (answers come in request order, so every batch sent before
+    // `b` has been answered by now). Not an attempt of its own.
+    b->retry_at = now + o.retry_backoff;
+    producer_.accumulator.requeue(b);
+    return;
+  }
   if (st.code() == ErrorCode::kUnknownProducerId && now < b->deadline) {
     // The partition has no state for this producer (expired, or a leader
-    // that never got the earlier batches, which then all failed: one batch
-    // per partition is in flight). Nothing before `b` is outstanding, so
-    // it goes again under a new producer id, numbered from 0.
+    // that never got the earlier batches, which then all failed). Nothing
+    // of the partition was stored under this id after what the broker
+    // forgot, so `b` goes again under a new producer id, numbered from 0
+    // (the batches in flight behind it are refused too and follow it, above).
     if (b->producer_id == producer_id_) producer_id_ = -1;
     b->producer_id = -1;
     b->base_sequence = -1;
     b->retry_at = now + o.retry_backoff;
-    producer_.accumulator.requeue_front(b);
+    producer_.accumulator.requeue(b);
     return;
   }
   if (!st.ok() && retriable(st.code()) && b->attempts < o.retries && now < b->deadline &&
       !(producer_.stop && now >= producer_.stop_deadline)) {
     ++b->attempts;
     b->retry_at = now + o.retry_backoff;
-    producer_.accumulator.requeue_front(b);
+    producer_.accumulator.requeue(b);
     return;
   }
   b->error = st;  // copies (allocates) only on failure

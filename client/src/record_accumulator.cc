@@ -1,6 +1,7 @@
 // RecordAccumulator: per-partition batch queues (see record_accumulator.h).
 #include "record_accumulator.h"
 
+#include <cassert>
 #include <algorithm>
 #include <chrono>
 #include <string>
@@ -85,6 +86,7 @@ Batch* RecordAccumulator::new_batch(TopicQueues& t, PartitionId partition, Clock
   b->producer_id = -1;
   b->producer_epoch = -1;
   b->base_sequence = -1;
+  b->drained = 0;
   return b;
 }
 
@@ -100,10 +102,11 @@ RecordAccumulator::Appended RecordAccumulator::append(TopicQueues& t, PartitionI
                                                       Placement placement,
                                                       const RecordToStage& record) {
   Appended out;
-  bool all_in_flight = true;  // every partition whose batches changed has one in flight
+  // Every partition whose batches changed is at its in-flight limit.
+  bool all_in_flight = true;
   const auto changed = [&](const PartitionQueue& q) {
     out.batch_changed = true;
-    all_in_flight = all_in_flight && q.in_flight;
+    all_in_flight = all_in_flight && q.in_flight >= per_partition_;
   };
   const std::size_t size = record.entry_bytes;
   Batch* open = t.queue(partition).tail;
@@ -152,22 +155,29 @@ RecordAccumulator::Appended RecordAccumulator::append(TopicQueues& t, PartitionI
 }
 
 Batch* RecordAccumulator::drain_ready(Clock::time_point now, Linger linger, std::size_t max_bytes,
-                                      int32_t leader) {
+                                      int32_t leader, int64_t producer_id) {
   Batch* first = nullptr;
   Batch** link = &first;
   std::size_t bytes = 0;
   for (auto& [name, t] : topics_) {
     for (PartitionQueue& p : t->partitions) {
       Batch* b = p.head;
-      if (!b || p.leader != leader || p.in_flight || b->count == 0 || now < b->retry_at) continue;
+      if (!b || p.leader != leader || p.in_flight >= per_partition_ || b->count == 0 ||
+          now < b->retry_at) {
+        continue;
+      }
       if (!b->sealed && linger == Linger::kWait && now < b->created + config_.linger) continue;
       if (bytes > 0 && bytes + b->bytes > max_bytes) continue;
+      // Numbered under the id it was first sent with, or (not yet) the current one.
+      const int64_t numbered = b->base_sequence >= 0 ? b->producer_id : producer_id;
+      if (p.in_flight > 0 && numbered != p.flying_producer_id) continue;
       bytes += b->bytes;
       p.head = b->next;
       if (!p.head) p.tail = nullptr;
       if (!b->sealed) seal(*t, b);
       b->next = nullptr;
-      p.in_flight = true;
+      if (p.in_flight++ == 0) p.flying_producer_id = numbered;
+      if (b->drained == 0) b->drained = p.next_drained++;
       *link = b;
       link = &b->next;
     }
@@ -183,7 +193,7 @@ Clock::time_point RecordAccumulator::next_due(Clock::time_point limit, Linger li
       const Batch* b = p.head;
       if (!b) continue;
       due = std::min(due, b->deadline);
-      if (p.in_flight || b->count == 0 ||
+      if (p.in_flight >= per_partition_ || b->count == 0 ||
           std::find(sendable.begin(), sendable.end(), p.leader) == sendable.end()) {
         continue;
       }
@@ -219,7 +229,7 @@ bool RecordAccumulator::has_batches_for(int32_t leader) const {
 bool RecordAccumulator::idle() const {
   for (const auto& [name, t] : topics_) {
     for (const PartitionQueue& p : t->partitions) {
-      if (p.head || p.in_flight) return false;
+      if (p.head || p.in_flight > 0) return false;
     }
   }
   return true;
@@ -242,15 +252,27 @@ Batch* RecordAccumulator::take_expired(Clock::time_point now, bool closing) {
   return first;
 }
 
-void RecordAccumulator::requeue_front(Batch* b) {
+void RecordAccumulator::requeue(Batch* b) {
   PartitionQueue& p = b->topic->queue(b->partition);
-  b->next = p.head;
-  p.head = b;
-  if (!p.tail) p.tail = b;
+  // Behind the retries sent before it, ahead of the rest (the batches
+  // sent after it, and those never sent).
+  Batch** at = &p.head;
+  while (*at && (*at)->drained != 0 && (*at)->drained < b->drained) at = &(*at)->next;
+  b->next = *at;
+  *at = b;
+  if (!b->next) p.tail = b;
+}
+
+bool RecordAccumulator::earlier_batch_queued(const Batch* b) const {
+  const PartitionQueue& p = b->topic->queue(b->partition);
+  // Retries are at the front, in send order.
+  return p.head && p.head->drained != 0 && p.head->drained < b->drained;
 }
 
 void RecordAccumulator::finished(Batch* b) {
-  b->topic->queue(b->partition).in_flight = false;
+  PartitionQueue& p = b->topic->queue(b->partition);
+  assert(p.in_flight > 0);
+  --p.in_flight;
 }
 
 // No holes in a partition: once one of its records has failed, nothing more

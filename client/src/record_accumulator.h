@@ -10,11 +10,16 @@
 // - A partition's queue holds its batches in send order. Only the newest
 //   may be open (take records); a batch is sealed when full, when it is
 //   drained for sending, or when its partition is fenced.
-// - At most one batch per partition is in flight: drain_ready() passes
-//   over a partition until the I/O thread calls finished() for its batch.
-//   A batch to retry goes back to the FRONT of its queue (requeue_front()),
-//   so nothing overtakes it: a partition's records reach the broker in send
-//   order, across retries and reconnects.
+// - At most in_flight_per_partition() batches per partition are in flight:
+//   one, or with idempotence up to kMaxInFlightPerPartition (Kafka's five),
+//   since the broker then stores a partition's batches only in sequence
+//   order and refuses one behind a gap (OUT_OF_ORDER_SEQUENCE_NUMBER), and
+//   all of them are numbered under one producer id. drain_ready() passes over
+//   a partition at its limit until the I/O thread calls finished(). A batch
+//   to retry goes back into its queue at its place in send order (requeue(),
+//   by Batch::drained): ahead of everything never sent, behind the batches
+//   sent before it, so a partition's records reach the broker in send order,
+//   across retries and reconnects.
 // - No holes (see producer.h): fence() fails everything queued for a
 //   partition, and append() refuses its records, until reset_fence().
 // - The steady state allocates nothing: batches are recycled and staging
@@ -23,10 +28,11 @@
 // Concurrency: none of its own. The producer calls it under its mutex. A
 // batch out of its queue (drain_ready(), take_expired(), fence()) belongs to
 // the caller (the I/O thread, which builds a request from it without the
-// lock) until it is handed back with requeue_front() or release(), under
+// lock) until it is handed back with requeue() or release(), under
 // the mutex again.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -47,7 +53,12 @@ namespace spillway::producer_internal {
 struct PartitionQueue {
   Batch* head = nullptr;  // oldest queued batch
   Batch* tail = nullptr;  // newest; the only one that may be open
-  bool in_flight = false;
+  uint32_t in_flight = 0;  // batches drained and not yet finished()
+  // The producer id every batch in flight is numbered under (-1: none);
+  // only batches of one producer id are in flight together (a batch numbered
+  // under a new id must not overtake a retry still numbered under the old).
+  int64_t flying_producer_id = -1;
+  uint64_t next_drained = 1;  // Batch::drained of the next batch drained first
   // Ok, or the failure that fenced the partition.
   Status fenced;
   // Idempotence (the I/O thread, under the mutex): the producer id the
@@ -143,15 +154,27 @@ class RecordAccumulator {
   // Staged bytes of batches not yet released.
   std::size_t buffered_bytes() const noexcept { return buffered_; }
 
+  // How many batches of one partition may be in flight at once: 1 until
+  // the I/O thread knows the broker numbers batches (idempotence), then at
+  // most kMaxInFlightPerPartition (the broker keeps that many batches per
+  // producer to recognise retries, as Kafka does).
+  static constexpr uint32_t kMaxInFlightPerPartition = 5;
+  void set_in_flight_per_partition(uint32_t n) noexcept {
+    per_partition_ = std::clamp<uint32_t>(n, 1, kMaxInFlightPerPartition);
+  }
+  uint32_t in_flight_per_partition() const noexcept { return per_partition_; }
+
   // --- Sending (the I/O thread).
 
-  // Takes the ready head batch of every partition led by `leader` with no
-  // batch in flight (ready: records, retry time reached, and sealed,
-  // lingered or kSkip), stopping once `max_bytes` would be passed (one
-  // batch may pass it), and marks them in flight. Returns them linked,
-  // grouped by topic; null if none.
+  // Takes the ready head batch of every partition led by `leader` below its
+  // in-flight limit (ready: records, retry time reached, and sealed,
+  // lingered or kSkip; with batches in flight, numbered or to be numbered
+  // under their producer id, `producer_id` for a batch not yet numbered),
+  // stopping once `max_bytes` would be passed (one batch may pass it), and
+  // marks them in flight. Returns them linked, grouped by topic; null if
+  // none.
   Batch* drain_ready(Clock::time_point now, Linger linger, std::size_t max_bytes,
-                     int32_t leader = wire::kBootstrapBroker);
+                     int32_t leader = wire::kBootstrapBroker, int64_t producer_id = -1);
   // The earliest of `limit` and the times a queued batch becomes ready (of
   // partitions whose leader is in `sendable`: the others cannot be sent
   // now) or reaches its delivery deadline (any partition).
@@ -180,9 +203,12 @@ class RecordAccumulator {
   // The request that carried `b` is over (answered, failed or never
   // sent): its partition may send again.
   void finished(Batch* b);
-  // `b` (out of its queue) goes back to the front of its partition's queue,
+  // `b` (out of its queue, drained before) goes back into its partition's
+  // queue at its place in send order (Batch::drained), to be sent again.
+  void requeue(Batch* b);
+  // True iff a batch of `b`'s partition sent before `b` waits in its queue
   // to be sent again.
-  void requeue_front(Batch* b);
+  bool earlier_batch_queued(const Batch* b) const;
   // Fences partition `partition` of `t` after one of its records failed
   // with `cause` (the first cause is kept): every batch queued for it fails
   // with fenced_error(), pushed onto `*done`, and append() refuses it until
@@ -213,6 +239,7 @@ class RecordAccumulator {
   void seal(TopicQueues& t, Batch* b);
 
   const Config config_;
+  uint32_t per_partition_ = 1;
   std::map<std::string, std::unique_ptr<TopicQueues>, std::less<>> topics_;
   // The topic of the last append: most producers send to one topic, and the
   // map lookup (string compares down the tree) was a tenth of send()'s cost.

@@ -1,5 +1,6 @@
 // RecordAccumulator on its own: batching and sealing, linger, one batch per
-// partition in flight with retries going first, the sticky partition,
+// partition in flight (several with idempotence) with retries going back in
+// send order, the sticky partition,
 // fencing, expiry, buffer accounting and recycling without allocation.
 #include "record_accumulator.h"
 
@@ -104,7 +105,7 @@ TEST_F(RecordAccumulatorTest, OneBatchPerPartitionInFlightAndARetryGoesBeforeThe
 
   // Partition 0's batch failed retriably: it goes first again.
   acc_.finished(first[0]);
-  acc_.requeue_front(first[0]);
+  acc_.requeue(first[0]);
   std::vector<Batch*> again = list(acc_.drain_ready(later, Linger::kWait, 1 << 20));
   ASSERT_EQ(again.size(), 1u);
   EXPECT_EQ(again[0], first[0]);
@@ -112,6 +113,67 @@ TEST_F(RecordAccumulatorTest, OneBatchPerPartitionInFlightAndARetryGoesBeforeThe
   std::vector<Batch*> rest = list(acc_.drain_ready(later, Linger::kWait, 1 << 20));
   ASSERT_EQ(rest.size(), 1u);
   EXPECT_EQ(rest[0]->count, 2);
+}
+
+// With idempotence several batches of a partition are in flight at once;
+// the ones that fail go back in send order whatever order their failures
+// came in, ahead of the batches never sent.
+TEST_F(RecordAccumulatorTest, WithIdempotenceSeveralBatchesFlyAndRetriesKeepTheirSendOrder) {
+  TopicQueues& t = topic(1);
+  acc_.set_in_flight_per_partition(3);
+  append(t, pid(0), 22);  // four full batches and an open one
+  const Clock::time_point later = Clock::now() + milliseconds(10);
+  const auto drain_one = [&] {
+    std::vector<Batch*> one =
+        list(acc_.drain_ready(later, Linger::kWait, 1 << 20, wire::kBootstrapBroker, 7));
+    return one.empty() ? nullptr : one.front();
+  };
+  std::vector<Batch*> flying;
+  for (int i = 0; i < 3; ++i) flying.push_back(drain_one());
+  ASSERT_NE(flying[0], nullptr);
+  ASSERT_NE(flying[1], nullptr);
+  ASSERT_NE(flying[2], nullptr);
+  EXPECT_EQ(drain_one(), nullptr) << "a fourth batch in flight past the limit of three";
+
+  // The second fails first, then the first, then the third (behind them).
+  acc_.finished(flying[1]);
+  acc_.requeue(flying[1]);
+  EXPECT_FALSE(acc_.earlier_batch_queued(flying[0]));
+  acc_.finished(flying[0]);
+  acc_.requeue(flying[0]);
+  EXPECT_TRUE(acc_.earlier_batch_queued(flying[2]));
+  acc_.finished(flying[2]);
+  acc_.requeue(flying[2]);
+
+  std::vector<Batch*> again;
+  for (int i = 0; i < 3; ++i) again.push_back(drain_one());
+  EXPECT_EQ(again, flying) << "retries out of send order";
+  for (Batch* b : again) acc_.finished(b);
+  Batch* fourth = drain_one();
+  ASSERT_NE(fourth, nullptr);
+  EXPECT_EQ(fourth->count, 5);
+  EXPECT_GT(fourth->drained, flying[2]->drained);
+  Batch* open = drain_one();
+  ASSERT_NE(open, nullptr);
+  EXPECT_EQ(open->count, 2);
+}
+
+// Batches in flight together are numbered under one producer id: a batch
+// to be numbered under a new id waits until a retry numbered under the old
+// one is answered (it could otherwise be stored before that retry).
+TEST_F(RecordAccumulatorTest, BatchesOfTwoProducerIdsAreNotInFlightTogether) {
+  TopicQueues& t = topic(1);
+  acc_.set_in_flight_per_partition(5);
+  append(t, pid(0), 10);  // two full batches
+  const Clock::time_point later = Clock::now() + milliseconds(10);
+  std::vector<Batch*> first =
+      list(acc_.drain_ready(later, Linger::kWait, 1 << 20, wire::kBootstrapBroker, 7));
+  ASSERT_EQ(first.size(), 1u);
+  first[0]->producer_id = 7;  // numbered by the sender under id 7
+  first[0]->base_sequence = 0;
+  EXPECT_EQ(acc_.drain_ready(later, Linger::kWait, 1 << 20, wire::kBootstrapBroker, 8), nullptr)
+      << "a batch for producer id 8 flew beside one of id 7";
+  EXPECT_NE(acc_.drain_ready(later, Linger::kWait, 1 << 20, wire::kBootstrapBroker, 7), nullptr);
 }
 
 TEST_F(RecordAccumulatorTest, ADrainStopsAtTheRequestSizeButTakesAtLeastOneBatch) {

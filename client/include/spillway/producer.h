@@ -9,11 +9,13 @@
 // socket, turns ready batches (full, lingered, or flushed) into RecordBatch
 // v2 batches built by BatchBuilder in pooled WriteBuffers (optionally zstd),
 // frames them as Produce requests and writes them with the GatherWriter. It
-// keeps at most `max_in_flight` requests outstanding per connection and
-// at most ONE batch per partition in flight, so a retried batch is never
-// overtaken: per-partition order is send order even across retries and
-// reconnects (a batch whose response was lost is sent again; with
-// enable_idempotence the broker stores it once, see below).
+// keeps at most `max_in_flight` requests outstanding per connection and,
+// per partition, ONE batch in flight, or with enable_idempotence up to
+// min(max_in_flight, 5) (the broker then stores them only in sequence
+// order); a retried batch goes back in its place and is never overtaken:
+// per-partition order is send order even across retries and reconnects (a
+// batch whose response was lost is sent again; with enable_idempotence the
+// broker stores it once, see below).
 //
 // Every send completes exactly once, with the partition and offset or an
 // error: on the I/O thread, or inside send() when send() fails the record
@@ -103,7 +105,8 @@ struct ProducerOptions {
   std::size_t buffer_bytes = 32u << 20;
   ProducerCompression compression = ProducerCompression::kNone;
   int zstd_level = 3;
-  // Produce requests outstanding on each connection at once (>= 1).
+  // Produce requests outstanding on each connection at once (>= 1); with
+  // idempotence also the batches of one partition in flight (at most 5).
   int max_in_flight = 5;
   // Sends of a batch after the first, on retriable errors (connection
   // lost, timeout, broker shutting down or overloaded; in a cluster also
