@@ -26,8 +26,12 @@ RATE=${RATE:-20000}
 REDIS=${REDIS:-1}
 CLI=${CLI:-$root/build/release/client/spillway}
 work=$(mktemp -d /tmp/spillway-e2e-ab.XXXXXX)
+# Brokers start and stop through bench/lib/broker.sh (pid, port).
+broker_flags=(--flush-policy interval)
+source "$root/bench/lib/broker.sh"
 pids=()
 cleanup() {
+  stop_broker KILL
   for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
   rm -rf "$work"
 }
@@ -58,27 +62,19 @@ if [[ $REDIS == 1 ]]; then
   done
 fi
 
-# run_broker INDEX BROKER[,CLI] -> "p50 p99 p999" in µs
+# run_broker INDEX BROKER[,CLI]: sets res to "p50 p99 p999" in µs. In this
+# shell, not in $(...), so that cleanup() can stop the broker it started.
 run_broker() {
-  local i=$1 bin=${2%%,*} cli=$CLI dir port="" pid out
+  local i=$1 cli=$CLI dir out
+  broker_bin=${2%%,*}
   [[ $2 != *,* ]] || cli=${2#*,}
   dir=$(mktemp -d "$work/run.XXXX")
-  "$bin" --listen 127.0.0.1:0 --kafka-listen 127.0.0.1:0 --data-dir "$dir/data" \
-    --flush-policy interval --log-level info >"$dir/log" 2>&1 &
-  pid=$!
-  pids+=("$pid")
-  for _ in $(seq 1 100); do
-    port=$(sed -n 's/.* listening on 127\.0\.0\.1:\([0-9]*\) .*/\1/p' "$dir/log" | head -n 1)
-    [[ -z "$port" ]] || break
-    sleep 0.1
-  done
-  [[ -n "$port" ]] || { cat "$dir/log" >&2; exit 1; }
+  start_broker "$dir/data" "$dir/log"
   out=$("$cli" perf e2e --broker "127.0.0.1:$port" --topic "lat-$i" --size 1024 --rate "$RATE" \
     --duration "$SECS" --acks leader --linger-ms 0 --json)
-  kill -TERM "$pid"
-  wait "$pid" 2>/dev/null || true
+  stop_broker TERM
   rm -rf "$dir"
-  python3 -c 'import json,sys; d=json.loads(sys.argv[1])["latency_us"]; print(d["p50"], d["p99"], d["p99.9"])' "$out"
+  res=$(python3 -c 'import json,sys; d=json.loads(sys.argv[1])["latency_us"]; print(d["p50"], d["p99"], d["p99.9"])' "$out")
 }
 
 median() { sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
@@ -87,7 +83,7 @@ for r in $(seq 1 "$ROUNDS"); do
   line="round $r:"
   for i in $(seq 1 $#); do
     bin=${!i}
-    res=$(run_broker "$i" "$bin")
+    run_broker "$i" "$bin"
     echo "$res" >>"$work/b$i"
     line+="  [$i] $res"
   done

@@ -170,14 +170,17 @@ Batch* RecordAccumulator::drain_ready(Clock::time_point now, Linger linger, std:
       if (bytes > 0 && bytes + b->bytes > max_bytes) continue;
       // Numbered under the id it was first sent with, or (not yet) the current one.
       const int64_t numbered = b->base_sequence >= 0 ? b->producer_id : producer_id;
-      if (p.in_flight > 0 && numbered != p.flying_producer_id) continue;
+      const uint64_t order = b->drained != 0 ? b->drained : p.next_drained;
+      if (p.in_flight > 0 && (numbered != p.flying_producer_id || order < p.flying_last)) continue;
       bytes += b->bytes;
       p.head = b->next;
       if (!p.head) p.tail = nullptr;
       if (!b->sealed) seal(*t, b);
       b->next = nullptr;
-      if (p.in_flight++ == 0) p.flying_producer_id = numbered;
       if (b->drained == 0) b->drained = p.next_drained++;
+      if (p.in_flight == 0) p.flying_producer_id = numbered;
+      p.flying_last = p.in_flight == 0 ? b->drained : std::max(p.flying_last, b->drained);
+      ++p.in_flight;
       *link = b;
       link = &b->next;
     }

@@ -15,7 +15,8 @@
 //   since the broker then stores a partition's batches only in sequence
 //   order and refuses one behind a gap (OUT_OF_ORDER_SEQUENCE_NUMBER), and
 //   all of them are numbered under one producer id. drain_ready() passes over
-//   a partition at its limit until the I/O thread calls finished(). A batch
+//   a partition at its limit until the I/O thread calls finished(), and a
+//   retry until every batch sent after it has been answered. A batch
 //   to retry goes back into its queue at its place in send order (requeue(),
 //   by Batch::drained): ahead of everything never sent, behind the batches
 //   sent before it, so a partition's records reach the broker in send order,
@@ -58,6 +59,10 @@ struct PartitionQueue {
   // only batches of one producer id are in flight together (a batch numbered
   // under a new id must not overtake a retry still numbered under the old).
   int64_t flying_producer_id = -1;
+  // At least the latest Batch::drained in flight: a retry waits until the
+  // batches sent after it are answered (the broker refuses them for the
+  // gap it left, and they go back behind it).
+  uint64_t flying_last = 0;
   uint64_t next_drained = 1;  // Batch::drained of the next batch drained first
   // Ok, or the failure that fenced the partition.
   Status fenced;

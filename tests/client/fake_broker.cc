@@ -17,6 +17,7 @@
 #include "spillway/common/messages/metadata.h"
 #include "spillway/common/messages/offsets.h"
 #include "spillway/common/messages/produce.h"
+#include "spillway/common/messages/producer_id.h"
 #include "spillway/common/messages/topics.h"
 #include "spillway/common/record_batch.h"
 
@@ -169,6 +170,27 @@ std::vector<std::pair<std::string, std::string>> FakeBroker::records(const std::
   return out;
 }
 
+void FakeBroker::hand_out_producer_ids() {
+  std::lock_guard lk(mu_);
+  producer_ids_ = true;
+}
+
+// Under mu_. The real broker's rule, without duplicates: a producer's first
+// batch in a partition starts at sequence 0, each next one where the last
+// ended; advances the sequence when the batch will be stored.
+ErrorCode FakeBroker::check_sequence(Partition& part, std::span<const std::byte> batch) {
+  Result<batch::BatchHeader> h = batch::parse_header(batch);
+  if (!h.ok() || h->producer_id < 0) return ErrorCode::kOk;
+  auto [it, first] = part.next_sequence.try_emplace(h->producer_id, 0);
+  if (h->base_sequence != it->second) {
+    if (first) part.next_sequence.erase(it);
+    out_of_order_refusals_.fetch_add(1);
+    return first ? ErrorCode::kUnknownProducerId : ErrorCode::kOutOfOrderSequence;
+  }
+  it->second += h->record_count;
+  return ErrorCode::kOk;
+}
+
 bool FakeBroker::handle(int16_t api_key, int16_t api_version, std::span<const std::byte> body,
                         std::vector<std::byte>& response, ErrorCode* error) {
   std::byte scratch[256];
@@ -218,6 +240,11 @@ bool FakeBroker::handle(int16_t api_key, int16_t api_version, std::span<const st
     }
     case frame::ApiKey::kProduce: {
       produce_requests_.fetch_add(1);
+      if (const int64_t delay = produce_delay_ms_.load(); delay > 0) {
+        lk.unlock();
+        std::this_thread::sleep_for(std::chrono::milliseconds(delay));
+        lk.lock();
+      }
       if (drop_requests_ > 0) {
         --drop_requests_;
         return false;
@@ -243,6 +270,10 @@ bool FakeBroker::handle(int16_t api_key, int16_t api_version, std::span<const st
             r.error_code = ErrorCode::kUnknownPartition;
           } else if (!valid.ok()) {
             r.error_code = valid.code();
+          } else if (ErrorCode gap = check_sequence(it->second[static_cast<size_t>(p.partition)],
+                                                    p.record_batch);
+                     gap != ErrorCode::kOk) {
+            r.error_code = gap;
           } else {
             Partition& part = it->second[static_cast<size_t>(p.partition)];
             std::vector<std::byte> stored(p.record_batch.begin(), p.record_batch.end());
@@ -369,6 +400,14 @@ bool FakeBroker::handle(int16_t api_key, int16_t api_version, std::span<const st
       if (!messages::encode_fetch_offsets_response(resp, out).ok()) return false;
       break;
     }
+    case frame::ApiKey::kInitProducerId:
+      if (producer_ids_) {
+        messages::InitProducerIdResponse resp{.producer_id = next_producer_id_++,
+                                              .producer_epoch = 0};
+        if (!messages::encode_init_producer_id_response(resp, out).ok()) return false;
+        break;
+      }
+      [[fallthrough]];  // unsupported, as by a broker older than idempotence
     default:
       *error = ErrorCode::kUnsupportedVersion;
       response.clear();

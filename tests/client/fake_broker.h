@@ -2,12 +2,16 @@
 // Produce, Fetch, CreateTopics, CommitOffsets and FetchOffsets with the
 // common/messages codecs (so the client's own wire code is checked against
 // the broker-side codecs), and can inject faults: fail the next produce
-// entries with an error code, or drop every connection.
+// entries with an error code, or drop every connection. With
+// hand_out_producer_ids() it also answers InitProducerId and checks each
+// producer's sequence per partition as the real broker does (a gap is
+// refused with kOutOfOrderSequence), so an idempotent producer pipelines.
 //
 // Thread per connection, one mutex over all state. Not fast; correct.
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <map>
@@ -31,6 +35,15 @@ class FakeBroker {
   std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
 
   void create_topic(const std::string& name, int partitions);
+  // From now on InitProducerId hands out producer ids (without it the
+  // request is unsupported and producers fall back to at-least-once), and
+  // a numbered batch is stored only at its producer's next sequence.
+  void hand_out_producer_ids();
+  // Each Produce request waits `d` before it is handled, so a client that
+  // pipelines has its next requests out meanwhile.
+  void delay_produce_requests(std::chrono::milliseconds d) { produce_delay_ms_ = d.count(); }
+  // Numbered batches refused for a gap in their producer's sequence.
+  int out_of_order_refusals() const { return out_of_order_refusals_.load(); }
   // The next `n` produce entries (partition batches) fail with `code`;
   // with `partition` >= 0, only entries for that partition count.
   void fail_next_produce_entries(int n, ErrorCode code, int partition = -1);
@@ -57,6 +70,7 @@ class FakeBroker {
   struct Partition {
     std::vector<std::vector<std::byte>> batches;  // base offsets assigned
     int64_t next_offset = 0;
+    std::map<int64_t, int32_t> next_sequence;  // per producer id
   };
   void accept_loop();
   void serve(int fd);
@@ -64,6 +78,7 @@ class FakeBroker {
   // connection.
   bool handle(int16_t api_key, int16_t api_version, std::span<const std::byte> body,
               std::vector<std::byte>& response, ErrorCode* error);
+  ErrorCode check_sequence(Partition& part, std::span<const std::byte> batch);
 
   int listen_fd_ = -1;
   uint16_t port_ = 0;
@@ -72,6 +87,10 @@ class FakeBroker {
   std::atomic<int> produce_requests_{0};
   std::atomic<int64_t> highest_fetch_offset_{-1};
   std::atomic<int> connections_accepted_{0};
+  std::atomic<int> out_of_order_refusals_{0};
+  std::atomic<int64_t> produce_delay_ms_{0};
+  bool producer_ids_ = false;
+  int64_t next_producer_id_ = 1000;
 
   std::mutex mu_;
   std::condition_variable data_cv_;

@@ -181,6 +181,34 @@ TEST(Producer, RetriedBatchesAreNotOvertaken) {
   for (size_t i = 0; i < stored.size(); ++i) EXPECT_EQ(stored[i].second, std::to_string(i));
 }
 
+// With idempotence several batches of a partition are in flight at once
+// (the broker's answers are slowed so that they are). When the first fails
+// retriably, the broker refuses those sent behind it (a gap in the
+// producer's sequence) and they follow it again in send order: every
+// record stored once, in order, and none reported failed.
+TEST(Producer, WithIdempotenceBatchesInFlightBehindARetryFollowItInOrder) {
+  FakeBroker broker;
+  broker.hand_out_producer_ids();
+  broker.create_topic("t", 1);
+  ProducerOptions o = options_for(broker);
+  o.max_in_flight = 5;
+  o.batch_bytes = 500;  // many small batches
+  auto producer = Producer::create(o);
+  ASSERT_TRUE(producer.ok());
+  Deliveries d;
+  ASSERT_TRUE((*producer)->send("t", "k", "first", 0).get().ok());
+  broker.delay_produce_requests(std::chrono::milliseconds(20));
+  broker.fail_next_produce_entries(1, ErrorCode::kShuttingDown);
+  for (int i = 0; i < 300; ++i) (*producer)->send("t", {}, bytes(std::to_string(i)), {}, d.cb());
+  const Status flushed = (*producer)->flush();
+  ASSERT_TRUE(flushed.ok()) << flushed.to_string();
+  EXPECT_EQ(d.failures(), 0u);
+  EXPECT_GT(broker.out_of_order_refusals(), 0) << "no batch was in flight behind the failed one";
+  auto stored = broker.records("t", 0);
+  ASSERT_EQ(stored.size(), 301u);
+  for (size_t i = 1; i < stored.size(); ++i) EXPECT_EQ(stored[i].second, std::to_string(i - 1));
+}
+
 TEST(Producer, LostConnectionsAreRetriedInOrder) {
   FakeBroker broker;
   broker.create_topic("t", 1);

@@ -158,6 +158,36 @@ TEST_F(RecordAccumulatorTest, WithIdempotenceSeveralBatchesFlyAndRetriesKeepThei
   EXPECT_EQ(open->count, 2);
 }
 
+// A retry waits until the batches sent after it are answered: sent before
+// their answers, it would reach the broker behind them (which the broker
+// refuses for the gap) instead of ahead.
+TEST_F(RecordAccumulatorTest, ARetryWaitsUntilTheBatchesSentAfterItAreAnswered) {
+  TopicQueues& t = topic(1);
+  acc_.set_in_flight_per_partition(3);
+  append(t, pid(0), 15);  // three full batches
+  const Clock::time_point later = Clock::now() + milliseconds(10);
+  const auto drain_one = [&] {
+    std::vector<Batch*> one =
+        list(acc_.drain_ready(later, Linger::kWait, 1 << 20, wire::kBootstrapBroker, 7));
+    return one.empty() ? nullptr : one.front();
+  };
+  Batch* a = drain_one();
+  Batch* b = drain_one();
+  Batch* c = drain_one();
+  ASSERT_NE(c, nullptr);
+  acc_.finished(a);  // failed retriably
+  acc_.requeue(a);
+  EXPECT_EQ(drain_one(), nullptr) << "the retry left while later batches were in flight";
+  acc_.finished(b);  // refused for the gap
+  acc_.requeue(b);
+  EXPECT_EQ(drain_one(), nullptr);
+  acc_.finished(c);
+  acc_.requeue(c);
+  EXPECT_EQ(drain_one(), a);
+  EXPECT_EQ(drain_one(), b);
+  EXPECT_EQ(drain_one(), c);
+}
+
 // Batches in flight together are numbered under one producer id: a batch
 // to be numbered under a new id waits until a retry numbered under the old
 // one is answered (it could otherwise be stored before that retry).
