@@ -11,10 +11,12 @@
 // inside the first batch. Every batch's CRC-32C is checked before any of
 // its records is handed out, so a byte damaged on the broker's disk or on
 // the way is an error, never a record. Records already fetched are handed
-// out by later polls without a request; that path allocates nothing. The
-// next Fetch is sent as soon as an answer is read (fetching ahead), so the
-// broker prepares the next records while these are handed out; a poll()
-// whose timeout ends first leaves it out for the next poll().
+// out by later polls without a request; that path allocates nothing. While
+// an answer leaves a partition behind its high watermark, the next Fetch is
+// sent as soon as the answer is read (fetching ahead), so the broker
+// prepares the next records while these are handed out; a poll() whose
+// timeout ends first leaves it out for the next poll(). Caught up, the
+// next poll() sends it, so records are handed out without a send first.
 //
 // subscribe() instead makes the consumer a member of its consumer group
 // (ConsumerOptions::group_id): the group's members share the partitions of
