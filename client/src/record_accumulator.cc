@@ -1,8 +1,8 @@
 // RecordAccumulator: per-partition batch queues (see record_accumulator.h).
 #include "record_accumulator.h"
 
-#include <cassert>
 #include <algorithm>
+#include <cassert>
 #include <chrono>
 #include <string>
 

@@ -10,7 +10,7 @@
 // - A partition's queue holds its batches in send order. Only the newest
 //   may be open (take records); a batch is sealed when full, when it is
 //   drained for sending, or when its partition is fenced.
-// - At most in_flight_per_partition() batches per partition are in flight:
+// - At most set_in_flight_per_partition() batches per partition are in flight:
 //   one, or with idempotence up to kMaxInFlightPerPartition (Kafka's five),
 //   since the broker then stores a partition's batches only in sequence
 //   order and refuses one behind a gap (OUT_OF_ORDER_SEQUENCE_NUMBER), and
@@ -141,9 +141,9 @@ class RecordAccumulator {
     Status error;                // ok, or why the record was not staged
     PartitionId partition{0};    // where it went (or would have)
     bool batch_changed = false;  // a batch was opened or sealed: wake the I/O thread
-    // Every batch changed is on a partition with a batch in flight, so none
-    // can leave before that one's answer, which the I/O thread reads and
-    // then sends them: no wake-up is needed for them.
+    // Every batch changed is on a partition at its in-flight limit, so none
+    // can leave before an answer, which the I/O thread reads and then sends
+    // them: no wake-up is needed for them.
     bool behind_in_flight = false;
   };
   // Stages `record` in the open batch of `partition` of `t` (opening one,
@@ -167,7 +167,6 @@ class RecordAccumulator {
   void set_in_flight_per_partition(uint32_t n) noexcept {
     per_partition_ = std::clamp<uint32_t>(n, 1, kMaxInFlightPerPartition);
   }
-  uint32_t in_flight_per_partition() const noexcept { return per_partition_; }
 
   // --- Sending (the I/O thread).
 

@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -104,6 +105,11 @@ void FakeBroker::serve(int fd) {
     if (!frame::decode_request_header(h, 64 << 20, &header).ok()) break;
     body.resize(header.body_bytes);
     if (!read_exactly(fd, body.data(), body.size())) break;
+    if (header.api_key == static_cast<int16_t>(frame::ApiKey::kProduce) &&
+        hold_produce_.exchange(false)) {
+      pollfd next{.fd = fd, .events = POLLIN, .revents = 0};
+      (void)::poll(&next, 1, 10'000);
+    }
     response.clear();
     ErrorCode error = ErrorCode::kOk;
     if (!handle(header.api_key, header.api_version, body, response, &error)) break;
@@ -240,11 +246,6 @@ bool FakeBroker::handle(int16_t api_key, int16_t api_version, std::span<const st
     }
     case frame::ApiKey::kProduce: {
       produce_requests_.fetch_add(1);
-      if (const int64_t delay = produce_delay_ms_.load(); delay > 0) {
-        lk.unlock();
-        std::this_thread::sleep_for(std::chrono::milliseconds(delay));
-        lk.lock();
-      }
       if (drop_requests_ > 0) {
         --drop_requests_;
         return false;

@@ -11,7 +11,6 @@
 #pragma once
 
 #include <atomic>
-#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <map>
@@ -39,9 +38,10 @@ class FakeBroker {
   // request is unsupported and producers fall back to at-least-once), and
   // a numbered batch is stored only at its producer's next sequence.
   void hand_out_producer_ids();
-  // Each Produce request waits `d` before it is handled, so a client that
-  // pipelines has its next requests out meanwhile.
-  void delay_produce_requests(std::chrono::milliseconds d) { produce_delay_ms_ = d.count(); }
+  // The next Produce request is handled only once the next request on its
+  // connection has arrived (or after 10 s, a bound that turns a client that
+  // does not pipeline into a failed assertion rather than a hang).
+  void hold_next_produce_until_pipelined() { hold_produce_ = true; }
   // Numbered batches refused for a gap in their producer's sequence.
   int out_of_order_refusals() const { return out_of_order_refusals_.load(); }
   // The next `n` produce entries (partition batches) fail with `code`;
@@ -88,7 +88,7 @@ class FakeBroker {
   std::atomic<int64_t> highest_fetch_offset_{-1};
   std::atomic<int> connections_accepted_{0};
   std::atomic<int> out_of_order_refusals_{0};
-  std::atomic<int64_t> produce_delay_ms_{0};
+  std::atomic<bool> hold_produce_{false};
   bool producer_ids_ = false;
   int64_t next_producer_id_ = 1000;
 

@@ -182,7 +182,8 @@ TEST(Producer, RetriedBatchesAreNotOvertaken) {
 }
 
 // With idempotence several batches of a partition are in flight at once
-// (the broker's answers are slowed so that they are). When the first fails
+// (the broker holds the first answer until the next request has arrived,
+// so that they are). When the first fails
 // retriably, the broker refuses those sent behind it (a gap in the
 // producer's sequence) and they follow it again in send order: every
 // record stored once, in order, and none reported failed.
@@ -197,7 +198,7 @@ TEST(Producer, WithIdempotenceBatchesInFlightBehindARetryFollowItInOrder) {
   ASSERT_TRUE(producer.ok());
   Deliveries d;
   ASSERT_TRUE((*producer)->send("t", "k", "first", 0).get().ok());
-  broker.delay_produce_requests(std::chrono::milliseconds(20));
+  broker.hold_next_produce_until_pipelined();
   broker.fail_next_produce_entries(1, ErrorCode::kShuttingDown);
   for (int i = 0; i < 300; ++i) (*producer)->send("t", {}, bytes(std::to_string(i)), {}, d.cb());
   const Status flushed = (*producer)->flush();
