@@ -100,10 +100,8 @@ class ClientProducer final : public perf::PerfProducer {
     // cache line changes with every ack, and reading it per send cost a
     // cross-core miss per message.
     if (free_head_ == known_tail_) {
-      for (known_tail_ = free_tail_.load(std::memory_order_acquire); free_head_ == known_tail_;
-           known_tail_ = free_tail_.load(std::memory_order_acquire)) {
-        free_tail_.wait(known_tail_, std::memory_order_acquire);
-      }
+      known_tail_ = free_tail_.load(std::memory_order_acquire);
+      if (free_head_ == known_tail_) wait_for_free_slots();
     }
     Slot& slot = slots_[free_[free_head_ % window_]];
     ++free_head_;
@@ -142,9 +140,23 @@ class ClientProducer final : public perf::PerfProducer {
     }
     const uint64_t tail = self.free_tail_.load(std::memory_order_relaxed);
     self.free_[tail % self.window_] = slot.index;
-    self.free_tail_.store(tail + 1, std::memory_order_release);
-    // Cheap when nobody waits (libstdc++ counts waiters before a futex wake).
-    self.free_tail_.notify_one();
+    // seq_cst store, then load: pairs with the sender's store of wake_tail_
+    // and load of free_tail_, so one of the two sees the other's write.
+    self.free_tail_.store(tail + 1, std::memory_order_seq_cst);
+    if (tail + 1 == self.wake_tail_.load(std::memory_order_seq_cst)) self.free_tail_.notify_one();
+  }
+
+  // The window is full. Sleeps until a quarter of it is free again, not
+  // until the next acknowledgement: woken per slot, the sender took one and
+  // slept again, and the producer's I/O thread paid a futex wake (a system
+  // call) for nearly every message it acknowledged.
+  void wait_for_free_slots() {
+    const uint64_t wanted = free_head_ + std::max<uint32_t>(1, window_ / 4);
+    wake_tail_.store(wanted, std::memory_order_seq_cst);
+    for (known_tail_ = free_tail_.load(std::memory_order_seq_cst); known_tail_ < wanted;
+         known_tail_ = free_tail_.load(std::memory_order_seq_cst)) {
+      free_tail_.wait(known_tail_, std::memory_order_seq_cst);
+    }
   }
 
   std::string first_error() {
@@ -167,6 +179,9 @@ class ClientProducer final : public perf::PerfProducer {
   // Written by the I/O thread per ack: on a line of its own, so the sender's
   // fields do not bounce with it.
   alignas(64) std::atomic<uint64_t> free_tail_{0};
+  // The free_tail_ at which the waiting sender wants to be woken (only
+  // written while the window is full, so it stays on free_tail_'s line).
+  std::atomic<uint64_t> wake_tail_{0};
   std::mutex error_mutex_;
   std::string error_;
 };
