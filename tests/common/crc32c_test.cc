@@ -19,6 +19,7 @@ using Impl = uint32_t (*)(std::span<const std::byte>, uint32_t) noexcept;
 std::vector<Impl> implementations() {
   std::vector<Impl> impls{&crc32c_portable, &crc32c};
   if (crc32c_hardware_available()) impls.push_back(&crc32c_hardware);
+  if (crc32c_folding_available()) impls.push_back(&crc32c_folding);
   return impls;
 }
 
@@ -53,6 +54,34 @@ TEST(Crc32c, LongInputsTakeTheInterleavedPathAndAgree) {
       // Chained across a split inside an interleaved block.
       for (Impl f : implementations()) EXPECT_EQ(f(s.subspan(1500), f(s.first(1500), 0)), want);
     }
+  }
+}
+
+TEST(Crc32c, FoldingAgreesAroundItsBlocksFromAnyRegister) {
+  if (!crc32c_folding_available()) GTEST_SKIP() << "no AVX-512 VPCLMULQDQ on this CPU";
+  // Lengths on both sides of one, two and many 256-byte blocks, at every
+  // alignment of a 64-byte load, continuing from several registers.
+  std::mt19937 rng(13);
+  std::vector<std::byte> data(300'000);
+  for (auto& b : data) b = static_cast<std::byte>(rng());
+  for (std::size_t len :
+       {255, 256, 257, 511, 512, 513, 767, 768, 1024, 4095, 4096, 65'537, 262'144, 262'161}) {
+    for (std::size_t off : {0, 1, 7, 16, 33, 63}) {
+      std::span<const std::byte> s(data.data() + off, len);
+      for (uint32_t crc : {0u, 1u, 0xFFFFFFFFu, 0x12345678u}) {
+        EXPECT_EQ(crc32c_folding(s, crc), crc32c_portable(s, crc)) << len << "+" << off;
+      }
+    }
+  }
+  // Every byte value at every position of a block: a wrong fold constant
+  // would corrupt the bits of some lane only.
+  std::vector<std::byte> block(512, std::byte{0});
+  for (std::size_t pos = 0; pos < block.size(); ++pos) {
+    for (uint8_t bit = 1; bit != 0; bit <<= 1) {
+      block[pos] = static_cast<std::byte>(bit);
+      ASSERT_EQ(crc32c_folding(block, 0), crc32c_portable(block, 0)) << pos << "/" << int(bit);
+    }
+    block[pos] = std::byte{0};
   }
 }
 
