@@ -106,6 +106,61 @@ Status BatchBuilder::emit(std::span<const std::byte> bytes) noexcept {
   return compress(bytes, false);
 }
 
+// The record's fields in order, through `sink`: sink.run() is where the
+// next run of varints goes (room for 21 bytes), sink.end_run(end) takes it,
+// sink.bytes(span) each key, value and header.
+template <typename Sink>
+Status BatchBuilder::write_record(const RecordInput& r, std::size_t body, int64_t ts_delta,
+                                  Sink& sink) noexcept {
+  std::byte* p = varint::put_varint(sink.run(), static_cast<int32_t>(body));
+  *p++ = std::byte{0};  // record attributes: unused in v2
+  p = varint::put_varlong(p, ts_delta);
+  p = varint::put_varint(p, count_);
+  p = varint::put_varint(p, r.key_is_null ? -1 : static_cast<int32_t>(r.key.size()));
+  SPILLWAY_RETURN_IF_ERROR(sink.end_run(p));
+  if (!r.key_is_null) SPILLWAY_RETURN_IF_ERROR(sink.bytes(r.key));
+  p = varint::put_varint(sink.run(), r.value_is_null ? -1 : static_cast<int32_t>(r.value.size()));
+  SPILLWAY_RETURN_IF_ERROR(sink.end_run(p));
+  if (!r.value_is_null) SPILLWAY_RETURN_IF_ERROR(sink.bytes(r.value));
+  p = varint::put_varint(sink.run(), static_cast<int32_t>(r.headers.size()));
+  SPILLWAY_RETURN_IF_ERROR(sink.end_run(p));
+  for (const RecordHeaderInput& h : r.headers) {
+    p = varint::put_varint(sink.run(), static_cast<int32_t>(h.key.size()));
+    SPILLWAY_RETURN_IF_ERROR(sink.end_run(p));
+    SPILLWAY_RETURN_IF_ERROR(sink.bytes(h.key));
+    p = varint::put_varint(sink.run(), h.value_is_null ? -1 : static_cast<int32_t>(h.value.size()));
+    SPILLWAY_RETURN_IF_ERROR(sink.end_run(p));
+    if (!h.value_is_null) SPILLWAY_RETURN_IF_ERROR(sink.bytes(h.value));
+  }
+  return Status::Ok();
+}
+
+// Writes straight into memory known to hold the whole record.
+struct BatchBuilder::InPlace {
+  std::byte* at;
+  std::byte* run() const noexcept { return at; }
+  Status end_run(std::byte* end) noexcept {
+    at = end;
+    return Status::Ok();
+  }
+  Status bytes(std::span<const std::byte> b) noexcept {
+    if (!b.empty()) std::memcpy(at, b.data(), b.size());
+    at += b.size();
+    return Status::Ok();
+  }
+};
+
+// Through emit_small()/emit(): across chunks, or into the zstd stream.
+struct BatchBuilder::Emitting {
+  BatchBuilder& builder;
+  std::byte buffer[4 * varint::kMaxVarint64Bytes + 1];
+  std::byte* run() noexcept { return buffer; }
+  Status end_run(std::byte* end) noexcept {
+    return builder.emit_small(buffer, static_cast<std::size_t>(end - buffer));
+  }
+  Status bytes(std::span<const std::byte> b) noexcept { return builder.emit(b); }
+};
+
 Status BatchBuilder::append(const RecordInput& r) noexcept {
   if (!out_) return Status(ErrorCode::kInvalidArgument, "append() without start()");
   if (r.key.size() > kMaxField || r.value.size() > kMaxField || r.headers.size() > kMaxField ||
@@ -133,33 +188,19 @@ Status BatchBuilder::append(const RecordInput& r) noexcept {
     return fail(Status(ErrorCode::kInvalidArgument, "record too large for the format"));
   }
 
-  std::byte fields[4 * varint::kMaxVarint64Bytes + 1];
-  std::byte* p = varint::put_varint(fields, static_cast<int32_t>(body));
-  *p++ = std::byte{0};  // record attributes: unused in v2
-  p = varint::put_varlong(p, ts_delta);
-  p = varint::put_varint(p, count_);
-  p = varint::put_varint(p, r.key_is_null ? -1 : static_cast<int32_t>(r.key.size()));
-  Status st = emit_small(fields, static_cast<std::size_t>(p - fields));
-  if (st.ok() && !r.key_is_null) st = emit(r.key);
-  if (st.ok()) {
-    p = varint::put_varint(fields, r.value_is_null ? -1 : static_cast<int32_t>(r.value.size()));
-    st = emit_small(fields, static_cast<std::size_t>(p - fields));
-  }
-  if (st.ok() && !r.value_is_null) st = emit(r.value);
-  if (st.ok()) {
-    p = varint::put_varint(fields, static_cast<int32_t>(r.headers.size()));
-    st = emit_small(fields, static_cast<std::size_t>(p - fields));
-  }
-  for (const RecordHeaderInput& h : r.headers) {
-    if (!st.ok()) break;
-    p = varint::put_varint(fields, static_cast<int32_t>(h.key.size()));
-    st = emit_small(fields, static_cast<std::size_t>(p - fields));
-    if (st.ok()) st = emit(h.key);
-    if (st.ok()) {
-      p = varint::put_varint(fields, h.value_is_null ? -1 : static_cast<int32_t>(h.value.size()));
-      st = emit_small(fields, static_cast<std::size_t>(p - fields));
-    }
-    if (st.ok() && !h.value_is_null) st = emit(h.value);
+  // A record that fits the current chunk (most of them, uncompressed) is
+  // written in place with no per-field calls: about 2.5x faster for 100 B
+  // records (common_bench BuildBatch), and the producer frames every record
+  // on its I/O thread.
+  const std::size_t total = varint::varint_size(static_cast<int32_t>(body)) + body;
+  Status st;
+  if (std::span<std::byte> room = out_->room(); !cctx_ && room.size() >= total) {
+    InPlace sink{room.data()};
+    st = write_record(r, body, ts_delta, sink);
+    out_->advance(total);
+  } else {
+    Emitting sink{*this, {}};
+    st = write_record(r, body, ts_delta, sink);
   }
   if (!st.ok()) return fail(std::move(st));
   // Stop a runaway batch now rather than at finish().

@@ -83,6 +83,11 @@ class BatchBuilder {
   int32_t record_count() const noexcept { return count_; }
 
  private:
+  struct InPlace;  // the two sinks of write_record
+  struct Emitting;
+  template <typename Sink>
+  Status write_record(const RecordInput& r, std::size_t body, int64_t ts_delta,
+                      Sink& sink) noexcept;
   Status emit(std::span<const std::byte> bytes) noexcept;
   Status emit_small(const std::byte* p, std::size_t n) noexcept;
   Status flush_staging() noexcept;

@@ -77,7 +77,10 @@ class WriteBuffer {
     if (static_cast<std::size_t>(end_ - cur_) >= n && n > 0) return {cur_, end_};
     return reserve_slow(n);
   }
-  // Commits `n` bytes of the span the last reserve() returned.
+  // What is left of the current chunk (possibly nothing): bytes written
+  // there stay contiguous and rent nothing. Commit them with advance().
+  std::span<std::byte> room() noexcept { return {cur_, end_}; }
+  // Commits `n` bytes of the span the last reserve() or room() returned.
   void advance(std::size_t n) noexcept {
     assert(n <= static_cast<std::size_t>(end_ - cur_));
     cur_ += n;
