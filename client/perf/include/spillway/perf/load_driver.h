@@ -100,7 +100,7 @@ void stamp_payload(std::span<std::byte> payload, uint64_t origin_ns) noexcept;
 uint64_t read_stamp(std::span<const std::byte> payload) noexcept;
 
 // `produce`: latency = acknowledgement - origin (intended time in
-// fixed-rate mode, send time in throughput mode).
+// fixed-rate mode, send time in throughput mode, read every 16th message).
 LoadOutcome run_produce(const LoadPlan& plan, const ProducerFactory& make_producer);
 
 // `consume`: reads plan.messages (or until idle / duration); latency is not
