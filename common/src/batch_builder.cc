@@ -189,9 +189,9 @@ Status BatchBuilder::append(const RecordInput& r) noexcept {
   }
 
   // A record that fits the current chunk (most of them, uncompressed) is
-  // written in place with no per-field calls: about 2.5x faster for 100 B
-  // records (common_bench BuildBatch), and the producer frames every record
-  // on its I/O thread.
+  // written in place with no per-field calls (common_bench BuildBatch: 26.6
+  // -> 15.1 ns per 100 B record); the producer frames every record on its
+  // I/O thread.
   const std::size_t total = varint::varint_size(static_cast<int32_t>(body)) + body;
   Status st;
   if (std::span<std::byte> room = out_->room(); !cctx_ && room.size() >= total) {
