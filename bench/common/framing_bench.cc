@@ -215,18 +215,26 @@ void Crc32c_Portable(benchmark::State& state) {
 
 // A producer's 256 KiB batch of keyless records of `value_bytes` each, as
 // the broker receives it.
+// Appends keyless `value`s until about 256 KiB; returns how many went in.
+int64_t fill_batch(batch::BatchBuilder& builder, std::span<const std::byte> value) {
+  batch::RecordInput record;
+  record.key_is_null = true;
+  record.value = value;
+  int64_t records = 0;
+  for (std::size_t used = 0; used + value.size() + 16 < (256u << 10); used += value.size() + 8) {
+    if (!builder.append(record).ok()) break;
+    ++records;
+  }
+  return records;
+}
+
 std::vector<std::byte> produced_batch(std::size_t value_bytes) {
   std::vector<std::byte> bytes(BufferPool::kMaxBufferSize);
   WriteBuffer out(bytes);
   batch::BatchBuilder builder;
   std::vector<std::byte> value(value_bytes, std::byte{'x'});
   (void)builder.start(out, batch::BuilderOptions{});
-  batch::RecordInput record;
-  record.key_is_null = true;
-  record.value = value;
-  for (std::size_t used = 0; used + value_bytes + 16 < (256u << 10); used += value_bytes + 8) {
-    if (!builder.append(record).ok()) break;
-  }
+  (void)fill_batch(builder, value);
   Result<std::size_t> size = builder.finish();
   bytes.resize(size.ok() && !out.spilled() ? *size : 0);
   return bytes;
@@ -238,18 +246,12 @@ std::vector<std::byte> produced_batch(std::size_t value_bytes) {
 void BuildBatch(benchmark::State& state) {
   const auto value_bytes = static_cast<std::size_t>(state.range(0));
   std::vector<std::byte> bytes(BufferPool::kMaxBufferSize), value(value_bytes, std::byte{'x'});
-  batch::RecordInput record;
-  record.key_is_null = true;
-  record.value = value;
   int64_t records = 0;
   for (auto _ : state) {
     WriteBuffer out(bytes);
     batch::BatchBuilder builder;
     (void)builder.start(out, batch::BuilderOptions{});
-    for (std::size_t used = 0; used + value_bytes + 16 < (256u << 10); used += value_bytes + 8) {
-      if (!builder.append(record).ok()) state.SkipWithError("append failed");
-      ++records;
-    }
+    records += fill_batch(builder, value);
     if (!builder.finish().ok()) state.SkipWithError("finish failed");
     benchmark::DoNotOptimize(bytes.data());
   }

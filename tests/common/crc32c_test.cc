@@ -59,8 +59,8 @@ TEST(Crc32c, LongInputsTakeTheInterleavedPathAndAgree) {
 
 TEST(Crc32c, FoldingAgreesAroundItsBlocksFromAnyRegister) {
   if (!crc32c_folding_available()) GTEST_SKIP() << "no AVX-512 VPCLMULQDQ on this CPU";
-  // Lengths on both sides of one, two and many 256-byte blocks, at every
-  // alignment of a 64-byte load, continuing from several registers.
+  // Lengths on both sides of one, two and many 256-byte blocks, at six
+  // alignments of a 64-byte load, continuing from several registers.
   std::mt19937 rng(13);
   std::vector<std::byte> data(300'000);
   for (auto& b : data) b = static_cast<std::byte>(rng());
@@ -73,8 +73,8 @@ TEST(Crc32c, FoldingAgreesAroundItsBlocksFromAnyRegister) {
       }
     }
   }
-  // Every byte value at every position of a block: a wrong fold constant
-  // would corrupt the bits of some lane only.
+  // Every single bit of a two-block input: a wrong fold constant would
+  // corrupt the bits of some lane only.
   std::vector<std::byte> block(512, std::byte{0});
   for (std::size_t pos = 0; pos < block.size(); ++pos) {
     for (uint8_t bit = 1; bit != 0; bit <<= 1) {

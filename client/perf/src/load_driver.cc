@@ -112,7 +112,7 @@ uint64_t drive_producers(const LoadPlan& plan, const ProducerFactory& make_produ
         } else {
           // The send time is read for every 16th message only; the others
           // carry the last reading, at most 15 sends (a few microseconds)
-          // early. A clock read costs about as much as a 100 B send (26 ns
+          // early. A clock read costs about as much as a 100 B send (24-26 ns
           // here), and this is the harness's cost, not the producer's.
           if (n % kSendClockEvery == 0) sent_at = now_ns();
           origin = sent_at;
